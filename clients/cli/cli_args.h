@@ -1,0 +1,38 @@
+// A small command-line parser for the one-shot CLI: positional arguments,
+// boolean flags and flags with a value (`--by site`, `--by=site`, `-o FILE`).
+// Unknown flags are usage errors, reported with the flag's name.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace heapleak::cli {
+
+struct ArgSpec {
+  std::set<std::string> switches;     // e.g. --json
+  std::set<std::string> with_value;   // e.g. --by, -o
+};
+
+struct Args {
+  std::vector<std::string> positional;
+  std::set<std::string> switches;
+  std::map<std::string, std::string> values;
+
+  bool has(const std::string& flag) const { return switches.contains(flag); }
+  std::optional<std::string> value(const std::string& flag) const;
+};
+
+// Throws UsageError with a message naming the offending argument.
+Args parse_args(const std::vector<std::string>& argv, const ArgSpec& spec);
+
+struct UsageError {
+  std::string message;
+};
+
+// Parses a non-negative integer flag value; throws UsageError.
+std::size_t parse_count(const std::string& flag, const std::string& text);
+
+}  // namespace heapleak::cli

@@ -1,0 +1,71 @@
+#include "clients/cli/cli_output.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace heapleak::cli {
+
+int exit_code_for(ErrorReason reason) {
+  switch (reason) {
+    case ErrorReason::kFileNotFound:
+    case ErrorReason::kNotReadable:
+    case ErrorReason::kNotAHeapDump:
+    case ErrorReason::kCorruptInput:
+      return kExitInput;
+    case ErrorReason::kUnknownAddress:
+      return kExitUnknownAddress;
+    case ErrorReason::kInvalidArgument:
+      return kExitUsage;
+    default:
+      return kExitNoAnswer;
+  }
+}
+
+int report_error(const Error& error) {
+  std::cerr << "heapleak: " << error.message << "\n";
+  return exit_code_for(error.reason);
+}
+
+bool write_output(const Args& args, const std::string& text) {
+  if (auto file = args.value("-o")) {
+    std::ofstream out(*file, std::ios::binary);
+    out << text;
+    if (!out) {
+      std::cerr << "heapleak: cannot write " << *file << "\n";
+      return false;
+    }
+    return true;
+  }
+  std::cout << text;
+  std::cout.flush();
+  return true;
+}
+
+std::string to_json_text(const boost::json::value& value) { return boost::json::serialize(value) + "\n"; }
+
+std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
+                                           int& exit_code) {
+  auto heap = load_heap(path, options);
+  if (!heap) {
+    exit_code = report_error(heap.error());
+    return nullptr;
+  }
+  warn_about_load(**heap);
+  return *heap;
+}
+
+void warn_about_load(const Heap& heap) {
+  const LoadReport& report = heap.report();
+  if (report.broken_lines > 0) {
+    std::cerr << "heapleak: " << report.path << ": skipped " << report.broken_lines
+              << " broken line(s), first at line";
+    for (std::size_t k = 0; k < report.first_broken_lines.size() && k < 5; ++k) {
+      std::cerr << (k ? ", " : " ") << report.first_broken_lines[k] << " ("
+                << report.first_broken_reasons[k] << ")";
+    }
+    std::cerr << "\n";
+  }
+}
+
+}  // namespace heapleak::cli

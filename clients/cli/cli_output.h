@@ -1,0 +1,41 @@
+// Where the one-shot CLI writes (stdout or `-o FILE`), how it loads heaps
+// with a message on failure, and how errors map to exit codes:
+// 0 ok, 1 no answer, 2 usage, 3 unreadable input, 4 unknown address.
+#pragma once
+
+#include <boost/json.hpp>
+#include <memory>
+#include <string>
+
+#include "clients/cli/cli_args.h"
+#include "core/error.h"
+#include "core/heap.h"
+#include "core/loader.h"
+
+namespace heapleak::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitNoAnswer = 1,
+  kExitUsage = 2,
+  kExitInput = 3,
+  kExitUnknownAddress = 4,
+};
+
+int exit_code_for(ErrorReason reason);
+// Prints "heapleak: MESSAGE" on stderr and returns the matching exit code.
+int report_error(const Error& error);
+
+// Writes `text` to the -o file when given, else stdout. Returns false (after
+// printing why) when the file cannot be written.
+bool write_output(const Args& args, const std::string& text);
+std::string to_json_text(const boost::json::value& value);
+
+// Loads a heap; on failure prints the error and sets `exit_code`.
+std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
+                                           int& exit_code);
+
+// Warns on stderr about broken lines and missing references of a loaded heap.
+void warn_about_load(const Heap& heap);
+
+}  // namespace heapleak::cli

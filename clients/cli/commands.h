@@ -1,0 +1,15 @@
+// The one-shot CLI's subcommands. Each takes the arguments after its name,
+// prints its own --help, and returns the process exit code (cli_output.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace heapleak::cli {
+
+int run_stats(const std::vector<std::string>& argv);
+int run_root(const std::vector<std::string>& argv);
+int run_path(const std::vector<std::string>& argv);
+int run_info(const std::vector<std::string>& argv);
+
+}  // namespace heapleak::cli

@@ -1,0 +1,54 @@
+// `heapleak info HEAP`: what a dump holds and what the loader could not read.
+#include <iostream>
+#include <sstream>
+
+#include "clients/cli/cli_output.h"
+#include "clients/cli/commands.h"
+#include "daemon/results_json.h"
+
+namespace heapleak::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: heapleak info HEAP [--json] [-o FILE]
+
+Loads a dump and reports objects, GC roots, references to objects absent
+from the dump, broken lines (with their line numbers), memory and time.
+)";
+
+}  // namespace
+
+int run_info(const std::vector<std::string>& argv) {
+  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"-o"}});
+  if (args.has("--help") || args.has("-h")) {
+    std::cout << kHelp;
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) throw UsageError{"expects one dump"};
+  int exit_code = kExitOk;
+  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  if (!heap) return exit_code;
+  const auto summary = heap_summary_json(*heap);
+  std::string text;
+  if (args.has("--json")) {
+    text = to_json_text(summary);
+  } else {
+    const LoadReport& r = heap->report();
+    std::ostringstream out;
+    out << r.path << (r.gzip ? " (gzip)" : "") << "\n"
+        << "  objects:            " << heap->size() << "\n"
+        << "  references:         " << r.references << " (" << r.missing_references
+        << " to objects absent from the dump)\n"
+        << "  root records:       " << r.root_records << " in " << heap->roots().size() << " categories\n"
+        << "  shapes:             " << r.shapes << "\n"
+        << "  allocation tracing: " << (r.traced ? "yes" : "no") << "\n"
+        << "  broken lines:       " << r.broken_lines << "\n"
+        << "  duplicate addresses:" << " " << r.duplicate_addresses << "\n"
+        << "  resident:           " << heap->bytes_used() / (1024 * 1024) << " MiB ("
+        << summary.at("bytesPerObject").to_number<double>() << " bytes per object)\n"
+        << "  load time:          " << r.seconds << " s\n";
+    text = out.str();
+  }
+  return write_output(args, text) ? kExitOk : kExitInput;
+}
+
+}  // namespace heapleak::cli

@@ -1,0 +1,139 @@
+#include "core/byte_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace heapleak {
+namespace {
+
+// Owns a file descriptor; reads retry on EINTR.
+class FileHandle {
+ public:
+  explicit FileHandle(int fd) : fd_(fd) {}
+  ~FileHandle() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileHandle(const FileHandle&) = delete;
+  FileHandle& operator=(const FileHandle&) = delete;
+
+  Result<std::size_t> read(char* out, std::size_t capacity) {
+    for (;;) {
+      ssize_t n = ::read(fd_, out, capacity);
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno == EINTR) continue;
+      return make_error(ErrorReason::kNotReadable,
+                        std::string("read failed: ") + std::strerror(errno));
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+class PlainSource final : public ByteSource {
+ public:
+  PlainSource(int fd, std::uint64_t size) : file_(fd) { file_size_ = size; }
+
+  Result<std::size_t> read(char* out, std::size_t capacity) override {
+    auto n = file_.read(out, capacity);
+    if (n) consumed_ += *n;
+    return n;
+  }
+  std::uint64_t file_bytes_consumed() const override { return consumed_; }
+
+ private:
+  FileHandle file_;
+  std::uint64_t consumed_ = 0;
+};
+
+// Inflates gzip members back to back (pigz and `cat a.gz b.gz` write several).
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(int fd, std::uint64_t size) : file_(fd), input_(1 << 20) {
+    file_size_ = size;
+    compressed_ = true;
+    std::memset(&stream_, 0, sizeof(stream_));
+    inflateInit2(&stream_, 15 + 32);  // 32: accept the gzip header
+  }
+  ~GzipSource() override { inflateEnd(&stream_); }
+
+  Result<std::size_t> read(char* out, std::size_t capacity) override {
+    stream_.next_out = reinterpret_cast<Bytef*>(out);
+    stream_.avail_out = static_cast<uInt>(capacity);
+    while (stream_.avail_out == capacity && !finished_) {
+      if (stream_.avail_in == 0) {
+        auto n = file_.read(input_.data(), input_.size());
+        if (!n) return n.error();
+        consumed_ += *n;
+        if (*n == 0) {
+          if (!member_done_) {
+            return make_error(ErrorReason::kCorruptInput,
+                              "gzip stream is truncated (cut mid-stream)");
+          }
+          finished_ = true;
+          break;
+        }
+        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+        stream_.avail_in = static_cast<uInt>(*n);
+      }
+      if (member_done_) {
+        // Another member follows the previous one: start it afresh.
+        inflateReset(&stream_);
+        member_done_ = false;
+      }
+      int rc = inflate(&stream_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        member_done_ = true;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        return make_error(ErrorReason::kCorruptInput,
+                          std::string("gzip data is corrupt: ") +
+                              (stream_.msg ? stream_.msg : "inflate failed"));
+      }
+    }
+    return capacity - stream_.avail_out;
+  }
+  std::uint64_t file_bytes_consumed() const override { return consumed_; }
+
+ private:
+  FileHandle file_;
+  std::vector<char> input_;
+  z_stream stream_;
+  std::uint64_t consumed_ = 0;
+  bool member_done_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+bool has_gzip_magic(const unsigned char* prefix, std::size_t size) {
+  return size >= 2 && prefix[0] == 0x1f && prefix[1] == 0x8b;
+}
+
+Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    const auto reason = err == ENOENT ? ErrorReason::kFileNotFound : ErrorReason::kNotReadable;
+    return make_error(reason, path + ": " + std::strerror(err));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorReason::kNotReadable, path + ": is a directory, not a heap dump file");
+  }
+  unsigned char magic[2] = {0, 0};
+  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  if (got == 2 && has_gzip_magic(magic, 2)) {
+    return std::unique_ptr<ByteSource>(new GzipSource(fd, size));
+  }
+  return std::unique_ptr<ByteSource>(new PlainSource(fd, size));
+}
+
+}  // namespace heapleak

@@ -1,0 +1,38 @@
+// Where dump bytes come from: a plain file or a gzip stream, chosen by the
+// file's magic bytes (never by its name). Sources hand out decompressed bytes
+// in order and report how far into the file on disk they are, for progress.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+
+namespace heapleak {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+
+  // Reads up to `capacity` decompressed bytes into `out`; 0 means the end.
+  virtual Result<std::size_t> read(char* out, std::size_t capacity) = 0;
+
+  // Bytes of the file on disk consumed so far (compressed bytes for gzip).
+  virtual std::uint64_t file_bytes_consumed() const = 0;
+
+  std::uint64_t file_size() const { return file_size_; }
+  bool compressed() const { return compressed_; }
+
+ protected:
+  std::uint64_t file_size_ = 0;
+  bool compressed_ = false;
+};
+
+// Opens `path`; fileNotFound / notReadable errors name the file and the cause.
+Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path);
+
+// True when `prefix` starts with the gzip magic bytes 1f 8b.
+bool has_gzip_magic(const unsigned char* prefix, std::size_t size);
+
+}  // namespace heapleak

@@ -1,0 +1,111 @@
+#include "core/dot_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/object_key.h"
+
+namespace heapleak {
+namespace {
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string node_label(const Heap& heap, ObjectIndex i) {
+  std::string label = format_address(heap.address(i)) + "\\n" + escape(object_key(heap, i));
+  if (std::string site = allocation_site(heap, i); !site.empty()) label += "\\n" + escape(site);
+  return label;
+}
+
+}  // namespace
+
+const char* node_role_name(NodeRole role) {
+  switch (role) {
+    case NodeRole::kSample: return "sample";
+    case NodeRole::kRetainer: return "retainer";
+    case NodeRole::kPath: return "path";
+    case NodeRole::kRootPath: return "rootPath";
+  }
+  return "path";
+}
+
+RetainerGraph build_retainer_graph(const Heap&, const std::vector<ObjectIndex>& samples,
+                                   const RetainerResult& result, const RootPath* retainer_root_path) {
+  RetainerGraph graph;
+  std::map<ObjectIndex, NodeRole> roles;  // the strongest role wins: sample > retainer > path
+  auto assign = [&](ObjectIndex i, NodeRole role) {
+    auto [it, inserted] = roles.emplace(i, role);
+    if (!inserted && static_cast<int>(role) < static_cast<int>(it->second)) it->second = role;
+  };
+  std::set<std::pair<ObjectIndex, ObjectIndex>> edges;
+  for (ObjectIndex s : samples) assign(s, NodeRole::kSample);
+  if (result.retainer != kNoObject) assign(result.retainer, NodeRole::kRetainer);
+  for (const auto& path : result.paths) {
+    for (std::size_t k = 0; k < path.size(); ++k) {
+      assign(path[k], NodeRole::kPath);
+      if (k + 1 < path.size()) edges.emplace(path[k], path[k + 1]);
+    }
+  }
+  if (retainer_root_path && !retainer_root_path->path.empty()) {
+    graph.root = retainer_root_path->root;
+    graph.root_target = retainer_root_path->path.front();
+    const auto& path = retainer_root_path->path;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+      assign(path[k], NodeRole::kRootPath);
+      if (k + 1 < path.size()) edges.emplace(path[k], path[k + 1]);
+    }
+  }
+  for (const auto& [index, role] : roles) graph.nodes.push_back(GraphNode{index, role});
+  std::stable_sort(graph.nodes.begin(), graph.nodes.end(), [](const GraphNode& a, const GraphNode& b) {
+    return static_cast<int>(a.role) < static_cast<int>(b.role);
+  });
+  graph.edges.assign(edges.begin(), edges.end());
+  return graph;
+}
+
+std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vector<std::string>& comments) {
+  std::string out;
+  for (const auto& line : comments) out += "# " + line + "\n";
+  out += "digraph leak {\nrankdir=RL\nnode [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  out += "# sample addresses\nsubgraph sources {\nstyle=filled; color=lightgrey;\n";
+  for (const auto& node : graph.nodes) {
+    if (node.role != NodeRole::kSample) continue;
+    out += "\"" + format_address(heap.address(node.index)) + "\" [color=blue, fontcolor=blue, label=\"" +
+           node_label(heap, node.index) + "\"];\n";
+  }
+  out += "}\n# retainer and the objects on its paths to the samples\n";
+  for (const auto& node : graph.nodes) {
+    if (node.role == NodeRole::kSample) continue;
+    std::string attributes;
+    if (node.role == NodeRole::kRetainer) attributes = "color=red, penwidth=2, ";
+    if (node.role == NodeRole::kRootPath) attributes = "color=grey40, style=dashed, ";
+    out += "\"" + format_address(heap.address(node.index)) + "\" [" + attributes + "label=\"" +
+           node_label(heap, node.index) + "\"];\n";
+  }
+  out += "# links (holder -> held)\n";
+  for (const auto& [from, to] : graph.edges) {
+    out += "\"" + format_address(heap.address(from)) + "\" -> \"" + format_address(heap.address(to)) +
+           "\";\n";
+  }
+  if (graph.root_target != kNoObject) {
+    const std::string root_node = "ROOT:" + escape(graph.root);
+    out += "\"" + root_node + "\" [shape=ellipse, style=filled, fillcolor=lightgrey, label=\"GC root\\n" +
+           escape(graph.root) + "\"];\n\"" + root_node + "\" -> \"" +
+           format_address(heap.address(graph.root_target)) + "\";\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace heapleak

@@ -1,0 +1,57 @@
+#include "core/heap.h"
+
+#include <algorithm>
+
+#include "core/root_paths.h"
+
+namespace heapleak {
+
+Heap::Heap(HeapColumns columns, LoadReport report)
+    : c_(std::move(columns)), report_(std::move(report)) {}
+
+Heap::~Heap() = default;
+
+const RootPaths& Heap::root_paths() const {
+  std::call_once(root_paths_once_, [this] { root_paths_ = std::make_unique<const RootPaths>(*this); });
+  return *root_paths_;
+}
+
+std::optional<ObjectIndex> Heap::find(Address address) const {
+  auto it = std::lower_bound(c_.address.begin(), c_.address.end(), address);
+  if (it == c_.address.end() || *it != address) return std::nullopt;
+  return static_cast<ObjectIndex>(it - c_.address.begin());
+}
+
+std::string_view Heap::class_name(ObjectIndex i) const {
+  const ObjectIndex klass = c_.class_index[i];
+  return klass == kNoObject ? std::string_view() : own_name(klass);
+}
+
+std::optional<std::uint32_t> Heap::generation(ObjectIndex i) const {
+  if (c_.generation.empty() || c_.generation[i] == 0) return std::nullopt;
+  return c_.generation[i] - 1;
+}
+
+std::span<const ObjectIndex> Heap::references(ObjectIndex i) const {
+  if (c_.out_offsets.empty()) return {};
+  return std::span(c_.out_edges).subspan(c_.out_offsets[i], c_.out_offsets[i + 1] - c_.out_offsets[i]);
+}
+
+std::span<const ObjectIndex> Heap::referrers(ObjectIndex i) const {
+  if (c_.in_offsets.empty()) return {};
+  return std::span(c_.in_edges).subspan(c_.in_offsets[i], c_.in_offsets[i + 1] - c_.in_offsets[i]);
+}
+
+std::size_t Heap::bytes_used() const {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  std::size_t total = bytes(c_.address) + bytes(c_.type) + bytes(c_.class_index) +
+                      bytes(c_.own_name) + bytes(c_.memsize) + bytes(c_.value_hash) +
+                      bytes(c_.first_ref) + bytes(c_.line_offset) + bytes(c_.file) +
+                      bytes(c_.line) + bytes(c_.method) + bytes(c_.generation) +
+                      bytes(c_.out_offsets) + bytes(c_.out_edges) + bytes(c_.in_offsets) +
+                      bytes(c_.in_edges) + c_.names.bytes_used();
+  for (const auto& root : c_.roots) total += bytes(root.targets) + root.name.capacity();
+  return total;
+}
+
+}  // namespace heapleak

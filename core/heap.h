@@ -1,0 +1,128 @@
+// The in-memory model of one loaded dump: an immutable snapshot, shared
+// read-only between concurrent queries. Objects are sorted by address and
+// named by their uint32_t index; columns are stored struct-of-arrays and
+// references in CSR form in both directions. Built only by HeapBuilder.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/address.h"
+#include "core/object_type.h"
+#include "core/string_pool.h"
+
+namespace heapleak {
+
+class RootPaths;
+
+using ObjectIndex = std::uint32_t;
+inline constexpr ObjectIndex kNoObject = UINT32_MAX;
+
+struct RootCategory {
+  std::string name;  // vm, machine_context, global_list, ... (a label, not an enum)
+  std::vector<ObjectIndex> targets;
+};
+
+// What the loader saw, reported to the user next to the answers.
+struct LoadReport {
+  std::string path;
+  bool gzip = false;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t stream_bytes = 0;  // decompressed
+  std::uint64_t lines = 0;
+  std::uint64_t objects = 0;
+  std::uint64_t root_records = 0;
+  std::uint64_t shapes = 0;
+  std::uint64_t broken_lines = 0;
+  std::vector<std::uint64_t> first_broken_lines;  // 1-based, at most kMaxBrokenListed
+  std::vector<std::string> first_broken_reasons;
+  std::uint64_t duplicate_addresses = 0;
+  std::uint64_t missing_references = 0;  // references to addresses absent from the dump
+  std::uint64_t references = 0;          // resolved edges (after de-duplication)
+  bool traced = false;                   // allocation tracing (file/line/generation) seen
+  bool edges_built = true;
+  double seconds = 0;
+
+  static constexpr std::size_t kMaxBrokenListed = 20;
+};
+
+// Columns, filled by HeapBuilder. Optional columns are empty when no object
+// in the dump had that field.
+struct HeapColumns {
+  std::vector<Address> address;
+  std::vector<ObjectType> type;
+  std::vector<ObjectIndex> class_index;    // index of the object's class, or kNoObject
+  std::vector<std::uint32_t> own_name;     // CLASS/MODULE name, DATA struct, IMEMO kind
+  std::vector<std::uint32_t> memsize;      // saturated at 4 GiB
+  std::vector<std::uint32_t> value_hash;   // fingerprint of `value`, 0 if none
+  std::vector<std::uint32_t> first_ref;    // fingerprint of the first reference, 0 if none
+  std::vector<std::uint64_t> line_offset;  // where the record starts in the decompressed stream
+  std::vector<std::uint32_t> file;         // optional: allocation file (interned)
+  std::vector<std::uint32_t> line;         // optional
+  std::vector<std::uint32_t> method;       // optional: allocation method (interned)
+  std::vector<std::uint32_t> generation;   // optional: GC generation + 1, 0 if absent
+  std::vector<std::uint32_t> out_offsets;  // CSR: references of i are out_edges[out_offsets[i]..[i+1])
+  std::vector<ObjectIndex> out_edges;
+  std::vector<std::uint32_t> in_offsets;   // CSR: referrers
+  std::vector<ObjectIndex> in_edges;
+  std::vector<RootCategory> roots;
+  StringPool names;
+};
+
+class Heap {
+ public:
+  Heap(HeapColumns columns, LoadReport report);
+  ~Heap();
+  Heap(const Heap&) = delete;
+  Heap& operator=(const Heap&) = delete;
+
+  std::size_t size() const { return c_.address.size(); }
+  const LoadReport& report() const { return report_; }
+
+  std::optional<ObjectIndex> find(Address address) const;
+
+  Address address(ObjectIndex i) const { return c_.address[i]; }
+  ObjectType type(ObjectIndex i) const { return c_.type[i]; }
+  ObjectIndex class_index(ObjectIndex i) const { return c_.class_index[i]; }
+  std::uint32_t memsize(ObjectIndex i) const { return c_.memsize[i]; }
+  std::uint32_t value_hash(ObjectIndex i) const { return c_.value_hash[i]; }
+  std::uint32_t first_ref(ObjectIndex i) const { return c_.first_ref[i]; }
+  std::uint64_t line_offset(ObjectIndex i) const { return c_.line_offset[i]; }
+
+  // CLASS/MODULE name, DATA struct name or IMEMO kind; empty when absent.
+  std::string_view own_name(ObjectIndex i) const { return c_.names.at(c_.own_name[i]); }
+  // Name of the object's class: empty when the class is anonymous or unknown.
+  std::string_view class_name(ObjectIndex i) const;
+
+  bool has_allocation_info() const { return !c_.file.empty(); }
+  bool has_generation() const { return !c_.generation.empty(); }
+  std::string_view file(ObjectIndex i) const { return c_.file.empty() ? "" : c_.names.at(c_.file[i]); }
+  std::uint32_t line(ObjectIndex i) const { return c_.line.empty() ? 0 : c_.line[i]; }
+  std::string_view method(ObjectIndex i) const { return c_.method.empty() ? "" : c_.names.at(c_.method[i]); }
+  std::optional<std::uint32_t> generation(ObjectIndex i) const;
+
+  bool has_edges() const { return !c_.out_offsets.empty(); }
+  std::span<const ObjectIndex> references(ObjectIndex i) const;
+  std::span<const ObjectIndex> referrers(ObjectIndex i) const;
+  const std::vector<RootCategory>& roots() const { return c_.roots; }
+
+  // Resident bytes of the columns, edges and names (what a load costs).
+  std::size_t bytes_used() const;
+
+  // Analyses computed once, on first use, and cached on the snapshot.
+  const RootPaths& root_paths() const;
+
+ private:
+  HeapColumns c_;
+  LoadReport report_;
+  mutable std::once_flag root_paths_once_;
+  mutable std::unique_ptr<const RootPaths> root_paths_;
+};
+
+}  // namespace heapleak

@@ -1,0 +1,51 @@
+// The 3-dump technique: objects in the target dump B that were not in the
+// baseline A and are still alive in the later dump C, grouped for people
+// (by class, allocation site or generation). Without C it is the 2-dump B - A.
+// Also warns when the dumps look compacted, where an address diff is unreliable.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/heap.h"
+#include "core/identity.h"
+#include "core/object_key.h"
+
+namespace heapleak {
+
+struct LeakGroup {
+  std::string key;
+  std::uint64_t count = 0;
+  std::uint64_t memsize = 0;
+  std::vector<ObjectIndex> samples;  // indices into the target heap, ascending address
+};
+
+struct LeakDiffOptions {
+  GroupBy group_by = GroupBy::kClass;
+  std::size_t samples_per_group = std::numeric_limits<std::size_t>::max();
+};
+
+struct LeakDiff {
+  std::vector<ObjectIndex> leaked;  // indices into the target heap, ascending address
+  std::vector<LeakGroup> groups;    // by count, then memsize, then key
+  std::uint64_t total_count = 0;
+  std::uint64_t total_memsize = 0;
+  bool three_way = false;
+  std::string rule;                    // the identity rule used, in words
+  double baseline_survival = 1.0;      // share of A's objects found unchanged in B
+  double later_survival = 1.0;         // share of B's objects found unchanged in C
+  bool compacted = false;
+  std::vector<std::string> warnings;
+};
+
+LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
+                    const LeakDiffOptions& options = {});
+
+// Groups `objects` of `heap`, largest count first.
+std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectIndex> objects,
+                                     GroupBy group_by, std::size_t samples_per_group);
+
+}  // namespace heapleak

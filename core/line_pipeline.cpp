@@ -1,0 +1,124 @@
+#include "core/line_pipeline.h"
+
+#include <cstring>
+
+namespace heapleak {
+namespace {
+constexpr std::size_t kMaxBlocks = 3;  // one being parsed, one ready, one being read
+}
+
+LinePipeline::LinePipeline(std::unique_ptr<ByteSource> source, const std::atomic<bool>* cancel,
+                           std::size_t block_size)
+    : source_(std::move(source)),
+      cancel_(cancel),
+      block_size_(block_size),
+      file_size_(source_->file_size()),
+      compressed_(source_->compressed()),
+      reader_([this] { run(); }) {}
+
+LinePipeline::~LinePipeline() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  reader_.join();
+}
+
+bool LinePipeline::stopping() const {
+  return stop_ || (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed));
+}
+
+std::unique_ptr<LineBlock> LinePipeline::take_free_block() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return stopping() || !free_.empty() || blocks_made_ < kMaxBlocks; });
+  if (stopping()) return nullptr;
+  if (!free_.empty()) {
+    auto block = std::move(free_.back());
+    free_.pop_back();
+    return block;
+  }
+  ++blocks_made_;
+  return std::make_unique<LineBlock>();
+}
+
+void LinePipeline::run() {
+  std::vector<char> carry;  // the unfinished last line of the previous block
+  std::uint64_t offset = 0;
+  bool at_end = false;
+  while (!at_end) {
+    auto block = take_free_block();
+    if (!block) break;
+    block->stream_offset = offset;
+    std::size_t filled = carry.size();
+    std::size_t want = carry.size() + block_size_;
+    if (block->buffer.size() < want + kPadding) block->buffer.resize(want + kPadding);
+    if (!carry.empty()) std::memcpy(block->buffer.data(), carry.data(), carry.size());
+    std::size_t scan_from = carry.size();
+    char* last_newline = nullptr;
+    for (;;) {
+      // Fill the block, then look for its last newline; a block without one
+      // holds part of a very long line, so grow it and read on.
+      while (filled < want && !at_end) {
+        auto n = source_->read(block->buffer.data() + filled, want - filled);
+        if (!n) {
+          std::lock_guard lock(mutex_);
+          error_ = n.error();
+          at_end = true;
+          break;
+        }
+        consumed_.store(source_->file_bytes_consumed(), std::memory_order_relaxed);
+        if (*n == 0) at_end = true;
+        filled += *n;
+      }
+      if (filled > scan_from) {
+        last_newline = static_cast<char*>(
+            memrchr(block->buffer.data() + scan_from, '\n', filled - scan_from));
+      }
+      if (last_newline != nullptr || at_end || stopping()) break;
+      scan_from = filled;
+      want = filled + block_size_;
+      block->buffer.resize(want + kPadding);
+    }
+    std::size_t whole = last_newline ? static_cast<std::size_t>(last_newline - block->buffer.data()) + 1
+                                     : filled;
+    if (at_end) whole = filled;  // the last line may lack its newline: hand it over as is
+    carry.assign(block->buffer.data() + whole, block->buffer.data() + filled);
+    block->size = whole;
+    offset += whole;
+    {
+      std::lock_guard lock(mutex_);
+      full_.push_back(std::move(block));
+    }
+    changed_.notify_all();
+  }
+  {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+  }
+  changed_.notify_all();
+}
+
+std::unique_ptr<LineBlock> LinePipeline::next() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return !full_.empty() || done_ || stopping(); });
+  if (full_.empty() || stopping()) return nullptr;
+  auto block = std::move(full_.front());
+  full_.pop_front();
+  return block;
+}
+
+void LinePipeline::recycle(std::unique_ptr<LineBlock> block) {
+  {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(block));
+  }
+  changed_.notify_all();
+}
+
+std::optional<Error> LinePipeline::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+}  // namespace heapleak

@@ -1,0 +1,71 @@
+// Reads a dump on its own thread and hands the parser blocks that hold whole
+// lines only, so reading (or inflating) overlaps parsing. Blocks are recycled
+// through a small pool: memory stays bounded however large the file is, and a
+// line longer than a block grows that block instead of being cut.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "core/byte_source.h"
+
+namespace heapleak {
+
+struct LineBlock {
+  // Whole lines in [0, size), followed by at least kPadding readable bytes
+  // (simdjson reads a little past the end of a document).
+  std::vector<char> buffer;
+  std::size_t size = 0;
+  std::uint64_t stream_offset = 0;  // offset of buffer[0] in the decompressed stream
+};
+
+class LinePipeline {
+ public:
+  static constexpr std::size_t kPadding = 64;
+
+  LinePipeline(std::unique_ptr<ByteSource> source, const std::atomic<bool>* cancel,
+               std::size_t block_size = std::size_t{4} << 20);
+  ~LinePipeline();
+  LinePipeline(const LinePipeline&) = delete;
+  LinePipeline& operator=(const LinePipeline&) = delete;
+
+  // The next block, or nullptr at the end of input (then check error()).
+  std::unique_ptr<LineBlock> next();
+  void recycle(std::unique_ptr<LineBlock> block);
+
+  std::optional<Error> error() const;
+  std::uint64_t file_bytes_consumed() const { return consumed_.load(); }
+  std::uint64_t file_size() const { return file_size_; }
+  bool compressed() const { return compressed_; }
+
+ private:
+  void run();
+  std::unique_ptr<LineBlock> take_free_block();
+  bool stopping() const;
+
+  std::unique_ptr<ByteSource> source_;
+  const std::atomic<bool>* cancel_;
+  const std::size_t block_size_;
+  const std::uint64_t file_size_;
+  const bool compressed_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<LineBlock>> full_;
+  std::vector<std::unique_ptr<LineBlock>> free_;
+  std::size_t blocks_made_ = 0;
+  bool done_ = false;
+  bool stop_ = false;
+  std::optional<Error> error_;
+  std::atomic<std::uint64_t> consumed_{0};
+  std::thread reader_;
+};
+
+}  // namespace heapleak

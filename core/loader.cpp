@@ -1,0 +1,94 @@
+#include "core/loader.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "core/heap_builder.h"
+#include "core/line_pipeline.h"
+#include "core/record_parser.h"
+
+namespace heapleak {
+namespace {
+
+bool cancelled(const LoadControl& control) {
+  return control.cancel != nullptr && control.cancel->load(std::memory_order_relaxed);
+}
+
+void note_broken_line(LoadReport& report, std::uint64_t line_number, const char* reason) {
+  ++report.broken_lines;
+  if (report.first_broken_lines.size() < LoadReport::kMaxBrokenListed) {
+    report.first_broken_lines.push_back(line_number);
+    report.first_broken_reasons.emplace_back(reason ? reason : "unparsable");
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const LoadOptions& options,
+                                              const LoadControl& control) {
+  const auto started = std::chrono::steady_clock::now();
+  auto source = open_byte_source(path);
+  if (!source) return source.error();
+
+  LoadReport report;
+  report.path = path;
+  report.file_bytes = (*source)->file_size();
+  report.gzip = (*source)->compressed();
+
+  LinePipeline pipeline(std::move(*source), control.cancel, options.block_size);
+  RecordParser parser;
+  HeapBuilder builder(options.build_edges);
+  DumpRecord record;
+  std::uint64_t non_blank_lines = 0;
+
+  while (auto block = pipeline.next()) {
+    const char* const base = block->buffer.data();
+    const char* const end = base + block->size;
+    const char* const buffer_end = base + block->buffer.size();
+    const char* line = base;
+    while (line < end) {
+      const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
+      const char* line_end = newline ? newline : end;
+      ++report.lines;
+      parser.parse(line, line_end - line, buffer_end - line, record);
+      switch (record.kind) {
+        case RecordKind::kObject:
+          builder.add_object(record, block->stream_offset + (line - base));
+          break;
+        case RecordKind::kRoot:
+          ++report.root_records;
+          builder.add_root(record);
+          break;
+        case RecordKind::kShape:
+          ++report.shapes;
+          break;
+        case RecordKind::kBroken:
+          note_broken_line(report, report.lines, record.broken_reason);
+          break;
+        case RecordKind::kBlank:
+          break;
+      }
+      if (record.kind != RecordKind::kBlank) ++non_blank_lines;
+      line = line_end + 1;
+    }
+    report.stream_bytes = block->stream_offset + block->size;
+    pipeline.recycle(std::move(block));
+    if (control.progress) control.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
+    if (cancelled(control)) break;
+  }
+  if (cancelled(control)) return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
+  if (auto error = pipeline.error()) {
+    return make_error(error->reason, path + ": " + error->message);
+  }
+  if (builder.object_count() == 0 && report.root_records == 0 && report.shapes == 0) {
+    if (non_blank_lines == 0) {
+      return make_error(ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump");
+    }
+    return make_error(ErrorReason::kNotAHeapDump,
+                      path + ": not a heap dump (no line is an ObjectSpace.dump_all record; " +
+                          std::to_string(report.broken_lines) + " unparsable lines)");
+  }
+  return builder.finish(std::move(report), started);
+}
+
+}  // namespace heapleak

@@ -1,0 +1,72 @@
+#include "core/object_key.h"
+
+namespace heapleak {
+
+std::optional<GroupBy> parse_group_by(std::string_view name) {
+  if (name == "class" || name == "type") return GroupBy::kClass;
+  if (name == "site" || name == "file") return GroupBy::kSite;
+  if (name == "generation" || name == "gen") return GroupBy::kGeneration;
+  return std::nullopt;
+}
+
+std::string_view group_by_name(GroupBy group_by) {
+  switch (group_by) {
+    case GroupBy::kClass: return "class";
+    case GroupBy::kSite: return "site";
+    case GroupBy::kGeneration: return "generation";
+  }
+  return "class";
+}
+
+std::string class_display_name(const Heap& heap, ObjectIndex i) {
+  const ObjectIndex klass = heap.class_index(i);
+  if (klass == kNoObject) return "";
+  const std::string_view name = heap.own_name(klass);
+  if (!name.empty()) return std::string(name);
+  return "#<Class:" + format_address(heap.address(klass)) + ">";
+}
+
+std::string object_key(const Heap& heap, ObjectIndex i) {
+  const ObjectType type = heap.type(i);
+  const std::string_view own = heap.own_name(i);
+  switch (type) {
+    case ObjectType::kObject: {
+      std::string name = class_display_name(heap, i);
+      return name.empty() ? "OBJECT" : name;
+    }
+    case ObjectType::kClass:
+      return "CLASS:" + (own.empty() ? std::string("(anonymous)") : std::string(own));
+    case ObjectType::kModule:
+      return "MODULE:" + (own.empty() ? std::string("(anonymous)") : std::string(own));
+    case ObjectType::kData:
+    case ObjectType::kImemo:
+      if (!own.empty()) return std::string(object_type_name(type)) + ":" + std::string(own);
+      return std::string(object_type_name(type));
+    default:
+      return std::string(object_type_name(type));
+  }
+}
+
+std::string allocation_site(const Heap& heap, ObjectIndex i) {
+  const std::string_view file = heap.file(i);
+  if (file.empty()) return "";
+  return std::string(file) + ":" + std::to_string(heap.line(i));
+}
+
+std::string group_key(const Heap& heap, ObjectIndex i, GroupBy group_by) {
+  switch (group_by) {
+    case GroupBy::kClass:
+      return object_key(heap, i);
+    case GroupBy::kSite: {
+      std::string site = allocation_site(heap, i);
+      return site.empty() ? "(no allocation site)" : site;
+    }
+    case GroupBy::kGeneration: {
+      auto generation = heap.generation(i);
+      return generation ? "generation " + std::to_string(*generation) : "(no generation)";
+    }
+  }
+  return "";
+}
+
+}  // namespace heapleak

@@ -1,0 +1,27 @@
+// How objects are named and grouped for people: the seed's type/class keys
+// (OBJECT -> class name, CLASS:Name, MODULE:Name, DATA:struct, IMEMO:kind,
+// the dump type otherwise), allocation sites and generations.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/heap.h"
+
+namespace heapleak {
+
+enum class GroupBy { kClass, kSite, kGeneration };
+
+std::optional<GroupBy> parse_group_by(std::string_view name);
+std::string_view group_by_name(GroupBy group_by);
+
+// The seed's key: what `stats` groups by by default.
+std::string object_key(const Heap& heap, ObjectIndex i);
+// The Ruby class name, "#<Class:0x...>" for an anonymous class, "" when unknown.
+std::string class_display_name(const Heap& heap, ObjectIndex i);
+// "file:line", or "" without allocation tracing.
+std::string allocation_site(const Heap& heap, ObjectIndex i);
+std::string group_key(const Heap& heap, ObjectIndex i, GroupBy group_by);
+
+}  // namespace heapleak

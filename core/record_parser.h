@@ -1,0 +1,60 @@
+// Parses one line of an ObjectSpace.dump_all dump into a DumpRecord, keeping
+// only the fields heapleak uses. Tolerant of field order, spacing and unknown
+// fields; strict about what makes a line unusable (not JSON, NUL bytes,
+// invalid UTF-8, no address), which it reports as kBroken with a reason.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/address.h"
+#include "core/object_type.h"
+
+namespace heapleak {
+
+enum class RecordKind { kObject, kRoot, kShape, kBlank, kBroken };
+
+struct DumpRecord {
+  RecordKind kind = RecordKind::kBroken;
+  Address address = 0;
+  ObjectType type = ObjectType::kUnknown;
+  Address class_address = 0;  // 0: no `class` field
+  std::vector<Address> references;
+  std::uint64_t memsize = 0;
+  // Views into the parser's memory, valid until the next parse() call.
+  std::string_view own_name;  // CLASS/MODULE `name`, DATA `struct`, IMEMO `imemo_type`
+  std::string_view root_name;
+  std::string_view file;
+  std::string_view method;
+  std::uint64_t line = 0;
+  std::uint64_t generation = 0;
+  bool has_line = false;
+  bool has_generation = false;
+  std::uint32_t value_hash = 0;  // 0: no `value` field
+  const char* broken_reason = nullptr;
+
+  void clear();
+};
+
+class RecordParser {
+ public:
+  RecordParser();
+  ~RecordParser();
+  RecordParser(const RecordParser&) = delete;
+  RecordParser& operator=(const RecordParser&) = delete;
+
+  // `capacity` is how many bytes starting at `line` may be read (at least
+  // length + 64): simdjson reads ahead of the document's end.
+  void parse(const char* line, std::size_t length, std::size_t capacity, DumpRecord& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A 32-bit fingerprint of a JSON token, never 0 (0 means "absent").
+std::uint32_t fingerprint(std::string_view token);
+
+}  // namespace heapleak

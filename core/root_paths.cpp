@@ -1,0 +1,62 @@
+#include "core/root_paths.h"
+
+#include <algorithm>
+
+namespace heapleak {
+
+RootPaths::RootPaths(const Heap& heap) : parent_(heap.size(), kUnreached) {
+  std::vector<ObjectIndex> queue;
+  queue.reserve(heap.size());
+  const auto& roots = heap.roots();
+  for (std::uint32_t category = 0; category < roots.size(); ++category) {
+    for (ObjectIndex target : roots[category].targets) {
+      if (parent_[target] != kUnreached) continue;  // the first category to name it wins
+      parent_[target] = kRootBase + category;
+      queue.push_back(target);
+    }
+  }
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const ObjectIndex current = queue[head];
+    for (ObjectIndex next : heap.references(current)) {
+      if (parent_[next] != kUnreached) continue;
+      parent_[next] = current;
+      queue.push_back(next);
+    }
+  }
+  reachable_ = queue.size();
+}
+
+RootPath RootPaths::path_to(const Heap& heap, ObjectIndex i) const {
+  RootPath result;
+  if (!reachable(i)) return result;
+  ObjectIndex current = i;
+  while (parent_[current] < kRootBase) {
+    result.path.push_back(current);
+    current = parent_[current];
+  }
+  result.path.push_back(current);
+  std::reverse(result.path.begin(), result.path.end());
+  result.root = heap.roots()[parent_[current] - kRootBase].name;
+  return result;
+}
+
+Result<RootPath> path_to_root(const Heap& heap, ObjectIndex i) {
+  if (heap.roots().empty()) {
+    return make_error(ErrorReason::kNoAnswer,
+                      "this dump has no ROOT records (a partial dump, written with `since:`?), "
+                      "so no object can be traced to a GC root");
+  }
+  if (!heap.has_edges()) {
+    return make_error(ErrorReason::kInvalidArgument, "the heap was loaded without references");
+  }
+  RootPath path = heap.root_paths().path_to(heap, i);
+  if (path.path.empty()) {
+    return make_error(ErrorReason::kNoAnswer,
+                      format_address(heap.address(i)) +
+                          " is not reachable from any GC root in this dump (garbage not yet "
+                          "collected, or held only through a reference the dump does not list)");
+  }
+  return path;
+}
+
+}  // namespace heapleak

@@ -1,0 +1,41 @@
+// Shortest paths from the GC roots: one breadth-first search forward from
+// every ROOT category's targets gives each object a parent; a path is a walk
+// up the parents. Computed once per heap on first use (Heap::root_paths()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/heap.h"
+
+namespace heapleak {
+
+struct RootPath {
+  std::string root;                // the ROOT category (vm, global_tbl, ...)
+  std::vector<ObjectIndex> path;   // path.front() is a root target, path.back() the object
+};
+
+class RootPaths {
+ public:
+  explicit RootPaths(const Heap& heap);
+
+  bool reachable(ObjectIndex i) const { return parent_[i] != kUnreached; }
+  std::size_t reachable_count() const { return reachable_; }
+  // Empty path when the object is not reachable from any root.
+  RootPath path_to(const Heap& heap, ObjectIndex i) const;
+
+ private:
+  static constexpr std::uint32_t kUnreached = UINT32_MAX;
+  static constexpr std::uint32_t kRootBase = 0xFFFF0000u;  // parent of a root target: kRootBase + category
+
+  std::vector<std::uint32_t> parent_;
+  std::size_t reachable_ = 0;
+};
+
+// The shortest path from a GC root to `i`, or a clear error (partial dump
+// without ROOT records, unreachable object).
+Result<RootPath> path_to_root(const Heap& heap, ObjectIndex i);
+
+}  // namespace heapleak

@@ -1,0 +1,112 @@
+#include "core/heap_builder.h"
+
+#include <catch2/catch.hpp>
+
+#include "tests/core/test_dump.h"
+
+using namespace heapleak;
+using namespace heapleak::test;
+
+TEST_CASE("objects are sorted by address whatever the file order", "[heap_builder]") {
+  auto heap = load_text(join_lines({
+      object_line({"0x300", "STRING"}),
+      object_line({"0x100", "STRING"}),
+      object_line({"0x200", "STRING"}),
+  }));
+  REQUIRE(heap->size() == 3);
+  CHECK(heap->address(0) == 0x100);
+  CHECK(heap->address(1) == 0x200);
+  CHECK(heap->address(2) == 0x300);
+  CHECK(heap->find(0x200) == ObjectIndex{1});
+  CHECK_FALSE(heap->find(0x250));
+}
+
+TEST_CASE("references become CSR edges in both directions", "[heap_builder]") {
+  auto heap = load_text(join_lines({
+      object_line({"0x100", "ARRAY", "", {"0x300", "0x200", "0x300", "0x999"}}),
+      object_line({"0x200", "STRING"}),
+      object_line({"0x300", "HASH", "", {"0x200"}}),
+  }));
+  const ObjectIndex a = index_of(*heap, "0x100"), s = index_of(*heap, "0x200"), h = index_of(*heap, "0x300");
+  // duplicates collapse to one edge; the absent 0x999 is counted, not fatal
+  CHECK(std::vector<ObjectIndex>(heap->references(a).begin(), heap->references(a).end()) ==
+        std::vector<ObjectIndex>{s, h});
+  CHECK(std::vector<ObjectIndex>(heap->referrers(s).begin(), heap->referrers(s).end()) ==
+        std::vector<ObjectIndex>{a, h});
+  CHECK(heap->referrers(a).empty());
+  CHECK(heap->report().missing_references == 1);
+  CHECK(heap->report().references == 3);
+}
+
+TEST_CASE("duplicate addresses keep the first record", "[heap_builder]") {
+  auto heap = load_text(join_lines({
+      object_line({"0x100", "STRING", "", {}, R"("value":"first")"}),
+      object_line({"0x100", "ARRAY"}),
+  }));
+  REQUIRE(heap->size() == 1);
+  CHECK(heap->type(0) == ObjectType::kString);
+  CHECK(heap->report().duplicate_addresses == 1);
+}
+
+TEST_CASE("classes resolve to names; IMEMO class fields are ignored", "[heap_builder]") {
+  auto heap = load_text(join_lines({
+      class_line("0x10", "User"),
+      object_line({"0x100", "OBJECT", "0x10"}),
+      object_line({"0x200", "IMEMO", "0x10", {}, R"("imemo_type":"env")"}),
+      object_line({"0x300", "OBJECT", "0x77"}),  // class not in the dump
+  }));
+  CHECK(heap->class_name(index_of(*heap, "0x100")) == "User");
+  CHECK(heap->class_index(index_of(*heap, "0x200")) == kNoObject);
+  CHECK(heap->class_name(index_of(*heap, "0x300")).empty());
+}
+
+TEST_CASE("allocation columns appear when tracing starts mid-dump", "[heap_builder]") {
+  auto heap = load_text(join_lines({
+      object_line({"0x100", "STRING"}),
+      object_line({"0x200", "STRING", "", {}, R"("file":"a.rb", "line":3, "generation":7)"}),
+      object_line({"0x300", "STRING", "", {}, R"("file":"b.rb", "line":9, "generation":0)"}),
+  }));
+  REQUIRE(heap->has_allocation_info());
+  CHECK(heap->file(0).empty());
+  CHECK_FALSE(heap->generation(0));
+  CHECK(heap->file(1) == "a.rb");
+  CHECK(heap->line(1) == 3);
+  CHECK(heap->generation(1) == 7u);
+  CHECK(heap->file(2) == "b.rb");
+  CHECK(heap->generation(2) == 0u);
+}
+
+TEST_CASE("roots name their categories; missing targets are counted", "[heap_builder]") {
+  auto heap = load_text(join_lines({
+      root_line("vm", {"0x100", "0x100", "0x555"}),
+      root_line("global_tbl", {"0x200"}),
+      root_line("vm", {"0x200"}),
+      object_line({"0x100", "STRING"}),
+      object_line({"0x200", "STRING"}),
+  }));
+  REQUIRE(heap->roots().size() == 2);
+  CHECK(heap->roots()[0].name == "vm");
+  CHECK(heap->roots()[0].targets.size() == 2);
+  CHECK(heap->roots()[1].name == "global_tbl");
+  CHECK(heap->report().missing_references == 1);
+}
+
+TEST_CASE("without edges the heap keeps identity columns only", "[heap_builder]") {
+  LoadOptions options;
+  options.build_edges = false;
+  auto heap = load_text(join_lines({object_line({"0x100", "ARRAY", "", {"0x200"}}), object_line({"0x200", "STRING"})}),
+                        options);
+  CHECK_FALSE(heap->has_edges());
+  CHECK(heap->references(0).empty());
+  CHECK(heap->first_ref(index_of(*heap, "0x100")) != 0);
+}
+
+TEST_CASE("resident memory stays within the per-object budget", "[heap_builder]") {
+  std::vector<std::string> lines;
+  for (int k = 0; k < 20000; ++k) {
+    lines.push_back(object_line({"0x" + std::to_string(100000 + k), "ARRAY", "",
+                                 {"0x" + std::to_string(100000 + (k + 1) % 20000)}}));
+  }
+  auto heap = load_text(join_lines(lines));
+  CHECK(heap->bytes_used() / heap->size() <= 100);
+}

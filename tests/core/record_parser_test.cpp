@@ -1,0 +1,109 @@
+#include "core/record_parser.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using namespace heapleak;
+
+namespace {
+
+// Parses one line the way the loader does: from a buffer with padding after it.
+DumpRecord parse_line(const std::string& line) {
+  static RecordParser parser;
+  std::string buffer = line + std::string(64, ' ');
+  DumpRecord record;
+  parser.parse(buffer.data(), line.size(), buffer.size(), record);
+  return record;
+}
+
+}  // namespace
+
+TEST_CASE("an object record keeps the fields heapleak uses", "[record_parser]") {
+  auto r = parse_line(
+      R"({"address":"0x7ffe49045f20", "type":"OBJECT", "class":"0x7ffe49045ef8", "ivars":3, )"
+      R"("references":["0x10", "0x20"], "file":"/tmp/dump.rb", "line":8, "method":"new", )"
+      R"("generation":0, "memsize":40, "flags":{"wb_protected":true}})");
+  REQUIRE(r.kind == RecordKind::kObject);
+  CHECK(r.address == 0x7ffe49045f20);
+  CHECK(r.type == ObjectType::kObject);
+  CHECK(r.class_address == 0x7ffe49045ef8);
+  CHECK(r.references == std::vector<Address>{0x10, 0x20});
+  CHECK(r.file == "/tmp/dump.rb");
+  CHECK(r.line == 8);
+  CHECK(r.has_line);
+  CHECK(r.method == "new");
+  CHECK(r.has_generation);
+  CHECK(r.generation == 0);
+  CHECK(r.memsize == 40);
+}
+
+TEST_CASE("field order and separators do not matter", "[record_parser]") {
+  auto a = parse_line(R"({"type":"STRING","address":"0x1","value":"x","memsize":40})");
+  auto b = parse_line(R"({ "memsize" : 40 , "value" : "x" , "address" : "0x1" , "type" : "STRING" })");
+  REQUIRE(a.kind == RecordKind::kObject);
+  REQUIRE(b.kind == RecordKind::kObject);
+  CHECK(a.value_hash == b.value_hash);
+  CHECK(a.value_hash != 0);
+  CHECK(parse_line(R"({"address":"0x1","type":"STRING","value":"y"})").value_hash != a.value_hash);
+}
+
+TEST_CASE("ROOT and SHAPE records are told apart from objects", "[record_parser]") {
+  auto root = parse_line(R"({"type":"ROOT", "root":"vm", "references":["0x1", "0x2"]})");
+  REQUIRE(root.kind == RecordKind::kRoot);
+  CHECK(root.root_name == "vm");
+  CHECK(root.references.size() == 2);
+  auto shape = parse_line(
+      R"({"address":"0x104dd0180", "type":"SHAPE", "id":12, "parent_id":2, "depth":3, )"
+      R"("shape_type":"IVAR","edge_name":"@foo", "edges":17, "memsize":568})");
+  CHECK(shape.kind == RecordKind::kShape);
+}
+
+TEST_CASE("names of classes, DATA structs and IMEMO kinds", "[record_parser]") {
+  CHECK(parse_line(R"({"address":"0x1","type":"CLASS","name":"Foo::Bar"})").own_name == "Foo::Bar");
+  CHECK(parse_line(R"({"address":"0x1","type":"DATA","struct":"mutex"})").own_name == "mutex");
+  CHECK(parse_line(R"({"address":"0x1","type":"IMEMO","imemo_type":"callcache"})").own_name == "callcache");
+  CHECK(parse_line(R"({"address":"0x1","type":"ZOMBIE","class":"0x2"})").type == ObjectType::kZombie);
+  CHECK(parse_line(R"({"address":"0x1","type":"NEWFANGLED"})").type == ObjectType::kUnknown);
+}
+
+TEST_CASE("FLOAT nan and inf values (quoted by Ruby) parse", "[record_parser]") {
+  auto r = parse_line(R"({"address":"0x7fb1f80a5f08", "type":"FLOAT", "class":"0x7f", "frozen":true, "value":"nan", "memsize":40})");
+  CHECK(r.kind == RecordKind::kObject);
+  CHECK(r.value_hash != 0);
+}
+
+TEST_CASE("each kind of broken line is reported, not parsed", "[record_parser]") {
+  const std::string nul_line = std::string(R"({"address":"0x1", "type":"OBJECT", "method":"f)") +
+                               std::string(1, '\0') + R"(oo"})";
+  const std::string bad_utf8 = "{\"address\":\"0x1\", \"type\":\"STRING\", \"value\":\"\xff\xfe\"}";
+  const std::vector<std::string> broken = {
+      nul_line,
+      bad_utf8,
+      R"({"address":"0x1", "type":"OBJE)",                         // truncated
+      "this is not json",
+      R"(["an", "array"])",
+      R"({"type":"OBJECT"})",                                      // no address
+      R"({"address":"0x1"})",                                      // no type
+      R"({"address":"0xzz", "type":"OBJECT"})",                    // address not hex
+      R"({"address":"0x1", "type":"OBJECT", "references":"0x2"})", // wrong field type
+      R"({"address":"0x1", "type":"OBJECT", "memsize":"big"})",
+      R"({"address":"0x1", "type":"OBJECT"} {"address":"0x2", "type":"OBJECT"})",
+  };
+  for (const auto& line : broken) {
+    INFO(line);
+    auto r = parse_line(line);
+    CHECK(r.kind == RecordKind::kBroken);
+    CHECK(r.broken_reason != nullptr);
+  }
+}
+
+TEST_CASE("blank lines are neither records nor broken", "[record_parser]") {
+  CHECK(parse_line("").kind == RecordKind::kBlank);
+  CHECK(parse_line("   \r").kind == RecordKind::kBlank);
+}
+
+TEST_CASE("deeply nested JSON in an unused field does not crash", "[record_parser]") {
+  std::string nested = std::string(2000, '[') + std::string(2000, ']');
+  auto r = parse_line(R"({"address":"0x1", "type":"OBJECT", "junk":)" + nested + "}");
+  CHECK((r.kind == RecordKind::kObject || r.kind == RecordKind::kBroken));
+}

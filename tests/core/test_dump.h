@@ -1,0 +1,54 @@
+// Helpers for core tests: write small dumps line by line, to temp files
+// (plain or gzip), and load them. Tests name objects by small fake addresses.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/heap.h"
+#include "core/loader.h"
+
+namespace heapleak::test {
+
+struct Obj {
+  std::string address;
+  std::string type = "OBJECT";
+  std::string klass;  // address of the class, "" for none
+  std::vector<std::string> refs;
+  std::string extra;  // raw `"key":value` pairs appended to the record
+};
+
+std::string object_line(const Obj& obj);
+std::string class_line(const std::string& address, const std::string& name, const std::vector<std::string>& refs = {});
+std::string root_line(const std::string& category, const std::vector<std::string>& refs);
+std::string join_lines(const std::vector<std::string>& lines);
+
+// A temporary file removed when the object dies.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& contents, bool gzip = false);
+  ~TempFile();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::shared_ptr<const Heap> load_text(const std::string& text, LoadOptions options = {});
+ObjectIndex index_of(const Heap& heap, const std::string& address);
+
+}  // namespace heapleak::test
+
+// Catch prints values of failed checks; boost's result<T, Error> has no
+// usable operator<< for our types, so say what it holds.
+namespace Catch {
+template <class T>
+struct StringMaker<boost::system::result<T, heapleak::Error>> {
+  static std::string convert(const boost::system::result<T, heapleak::Error>& result) {
+    return result.has_value() ? "a value" : "error: " + result.error().message;
+  }
+};
+}  // namespace Catch

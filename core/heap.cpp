@@ -43,7 +43,7 @@ std::span<const ObjectIndex> Heap::referrers(ObjectIndex i) const {
 }
 
 std::size_t Heap::bytes_used() const {
-  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   std::size_t total = bytes(c_.address) + bytes(c_.type) + bytes(c_.class_index) +
                       bytes(c_.own_name) + bytes(c_.memsize) + bytes(c_.value_hash) +
                       bytes(c_.first_ref) + bytes(c_.line_offset) + bytes(c_.file) +

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/address.h"
+#include "core/column.h"
 #include "core/object_type.h"
 #include "core/string_pool.h"
 
@@ -55,22 +56,22 @@ struct LoadReport {
 // Columns, filled by HeapBuilder. Optional columns are empty when no object
 // in the dump had that field.
 struct HeapColumns {
-  std::vector<Address> address;
-  std::vector<ObjectType> type;
-  std::vector<ObjectIndex> class_index;    // index of the object's class, or kNoObject
-  std::vector<std::uint32_t> own_name;     // CLASS/MODULE name, DATA struct, IMEMO kind
-  std::vector<std::uint32_t> memsize;      // saturated at 4 GiB
-  std::vector<std::uint32_t> value_hash;   // fingerprint of `value`, 0 if none
-  std::vector<std::uint32_t> first_ref;    // fingerprint of the first reference, 0 if none
-  std::vector<std::uint64_t> line_offset;  // where the record starts in the decompressed stream
-  std::vector<std::uint32_t> file;         // optional: allocation file (interned)
-  std::vector<std::uint32_t> line;         // optional
-  std::vector<std::uint32_t> method;       // optional: allocation method (interned)
-  std::vector<std::uint32_t> generation;   // optional: GC generation + 1, 0 if absent
-  std::vector<std::uint32_t> out_offsets;  // CSR: references of i are out_edges[out_offsets[i]..[i+1])
-  std::vector<ObjectIndex> out_edges;
-  std::vector<std::uint32_t> in_offsets;   // CSR: referrers
-  std::vector<ObjectIndex> in_edges;
+  Column<Address> address;
+  Column<ObjectType> type;
+  Column<ObjectIndex> class_index;    // index of the object's class, or kNoObject
+  Column<std::uint32_t> own_name;     // CLASS/MODULE name, DATA struct, IMEMO kind
+  Column<std::uint32_t> memsize;      // saturated at 4 GiB
+  Column<std::uint32_t> value_hash;   // fingerprint of `value`, 0 if none
+  Column<std::uint32_t> first_ref;    // fingerprint of the first reference, 0 if none
+  Column<std::uint64_t> line_offset;  // where the record starts in the decompressed stream
+  Column<std::uint32_t> file;         // optional: allocation file (interned)
+  Column<std::uint32_t> line;         // optional
+  Column<std::uint32_t> method;       // optional: allocation method (interned)
+  Column<std::uint32_t> generation;   // optional: GC generation + 1, 0 if absent
+  Column<std::uint32_t> out_offsets;  // CSR: references of i are out_edges[out_offsets[i]..[i+1])
+  Column<ObjectIndex> out_edges;
+  Column<std::uint32_t> in_offsets;   // CSR: referrers
+  Column<ObjectIndex> in_edges;
   std::vector<RootCategory> roots;
   StringPool names;
 };

@@ -21,9 +21,9 @@ std::uint32_t address_fingerprint(Address address) {
 }
 
 template <class T>
-void permute(std::vector<T>& column, const std::vector<ObjectIndex>& order) {
+void permute(Column<T>& column, const Column<ObjectIndex>& order) {
   if (column.empty()) return;
-  std::vector<T> sorted(order.size());
+  Column<T> sorted(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = column[order[k]];
   column = std::move(sorted);
 }
@@ -33,7 +33,7 @@ void permute(std::vector<T>& column, const std::vector<ObjectIndex>& order) {
 // millions of addresses costs a dozen.
 class AddressIndex {
  public:
-  explicit AddressIndex(const std::vector<Address>& addresses) : addresses_(addresses) {
+  explicit AddressIndex(const Column<Address>& addresses) : addresses_(addresses) {
     const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, addresses.size() * 2));
     mask_ = capacity - 1;
     shift_ = 64 - std::countr_zero(capacity);
@@ -57,8 +57,8 @@ class AddressIndex {
     return static_cast<std::size_t>((address * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
   }
 
-  const std::vector<Address>& addresses_;
-  std::vector<ObjectIndex> slots_;
+  const Column<Address>& addresses_;
+  Column<ObjectIndex> slots_;
   std::size_t mask_ = 0;
   int shift_ = 0;
 };
@@ -69,13 +69,28 @@ HeapBuilder::HeapBuilder(bool build_edges) : build_edges_(build_edges) {
   ref_begin_.push_back(0);
 }
 
+void HeapBuilder::reserve(std::size_t objects, std::size_t references) {
+  c_.address.reserve(objects);
+  c_.type.reserve(objects);
+  class_address_.reserve(objects);
+  c_.own_name.reserve(objects);
+  c_.memsize.reserve(objects);
+  c_.value_hash.reserve(objects);
+  c_.first_ref.reserve(objects);
+  c_.line_offset.reserve(objects);
+  if (build_edges_) {
+    ref_begin_.reserve(objects + 1);
+    raw_refs_.reserve(references);
+  }
+}
+
 void HeapBuilder::start_allocation_columns() {
   traced_ = true;
   const std::size_t n = c_.address.size();
-  c_.file.assign(n, 0);
-  c_.line.assign(n, 0);
-  c_.method.assign(n, 0);
-  c_.generation.assign(n, 0);
+  for (auto* column : {&c_.file, &c_.line, &c_.method, &c_.generation}) {
+    column->reserve(c_.address.capacity());
+    column->assign(n, 0);
+  }
 }
 
 void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset) {
@@ -119,14 +134,14 @@ void HeapBuilder::add_root(const DumpRecord& record) {
   it->targets.insert(it->targets.end(), record.references.begin(), record.references.end());
 }
 
-std::vector<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
+Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   const std::size_t n = c_.address.size();
-  std::vector<ObjectIndex> order(n);
+  Column<ObjectIndex> order(n);
   std::iota(order.begin(), order.end(), 0);
   if (!std::is_sorted(c_.address.begin(), c_.address.end())) {
     // Sort (address, position) pairs: comparisons stay in cache, unlike an
     // index sort that chases the address column.
-    std::vector<std::pair<Address, ObjectIndex>> keyed(n);
+    Column<std::pair<Address, ObjectIndex>> keyed(n);
     for (ObjectIndex i = 0; i < n; ++i) keyed[i] = {c_.address[i], i};
     std::sort(keyed.begin(), keyed.end());
     for (std::size_t k = 0; k < n; ++k) order[k] = keyed[k].second;
@@ -144,7 +159,7 @@ std::vector<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   return order;
 }
 
-void HeapBuilder::resolve_classes(const std::vector<Address>& class_address) {
+void HeapBuilder::resolve_classes(const Column<Address>& class_address) {
   std::vector<std::pair<Address, ObjectIndex>> classes;
   for (ObjectIndex i = 0; i < c_.address.size(); ++i) {
     if (is_class_like(c_.type[i])) classes.emplace_back(c_.address[i], i);
@@ -159,7 +174,7 @@ void HeapBuilder::resolve_classes(const std::vector<Address>& class_address) {
   }
 }
 
-void HeapBuilder::build_edges(const std::vector<ObjectIndex>& order, LoadReport& report) {
+void HeapBuilder::build_edges(const Column<ObjectIndex>& order, LoadReport& report) {
   const std::size_t n = c_.address.size();
   const AddressIndex index(c_.address);
   c_.out_offsets.assign(n + 1, 0);
@@ -182,15 +197,15 @@ void HeapBuilder::build_edges(const std::vector<ObjectIndex>& order, LoadReport&
     c_.out_edges.insert(c_.out_edges.end(), targets.begin(), targets.end());
     c_.out_offsets[k + 1] = static_cast<std::uint32_t>(c_.out_edges.size());
   }
-  std::vector<Address>().swap(raw_refs_);
-  std::vector<std::uint32_t>().swap(ref_begin_);
+  Column<Address>().swap(raw_refs_);
+  Column<std::uint32_t>().swap(ref_begin_);
   c_.out_edges.shrink_to_fit();
 
   c_.in_offsets.assign(n + 1, 0);
   for (ObjectIndex target : c_.out_edges) ++c_.in_offsets[target + 1];
   for (std::size_t i = 0; i < n; ++i) c_.in_offsets[i + 1] += c_.in_offsets[i];
   c_.in_edges.resize(c_.out_edges.size());
-  std::vector<std::uint32_t> cursor(c_.in_offsets.begin(), c_.in_offsets.end() - 1);
+  Column<std::uint32_t> cursor(c_.in_offsets.begin(), c_.in_offsets.end() - 1);
   for (ObjectIndex source = 0; source < n; ++source) {
     for (std::uint32_t e = c_.out_offsets[source]; e < c_.out_offsets[source + 1]; ++e) {
       c_.in_edges[cursor[c_.out_edges[e]]++] = source;
@@ -218,7 +233,7 @@ void HeapBuilder::build_roots(LoadReport& report) {
 
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
                                                 std::chrono::steady_clock::time_point started) {
-  std::vector<ObjectIndex> order = sort_by_address(report);
+  Column<ObjectIndex> order = sort_by_address(report);
   permute(c_.address, order);
   permute(c_.type, order);
   permute(class_address_, order);
@@ -232,7 +247,7 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
   permute(c_.method, order);
   permute(c_.generation, order);
   resolve_classes(class_address_);
-  std::vector<Address>().swap(class_address_);
+  Column<Address>().swap(class_address_);
   if (build_edges_) build_edges(order, report);
   build_roots(report);
   report.objects = c_.address.size();

@@ -20,6 +20,10 @@ class HeapBuilder {
   // leak diff) at a fraction of the memory and time.
   explicit HeapBuilder(bool build_edges);
 
+  // Room for about this many objects and references, so the columns are
+  // not copied as they grow (unused capacity is never touched, so not resident).
+  void reserve(std::size_t objects, std::size_t references);
+
   void add_object(const DumpRecord& record, std::uint64_t line_offset);
   void add_root(const DumpRecord& record);
   std::size_t object_count() const { return c_.address.size(); }
@@ -35,15 +39,15 @@ class HeapBuilder {
   };
 
   void start_allocation_columns();
-  std::vector<ObjectIndex> sort_by_address(LoadReport& report);
-  void resolve_classes(const std::vector<Address>& class_address);
-  void build_edges(const std::vector<ObjectIndex>& order, LoadReport& report);
+  Column<ObjectIndex> sort_by_address(LoadReport& report);
+  void resolve_classes(const Column<Address>& class_address);
+  void build_edges(const Column<ObjectIndex>& order, LoadReport& report);
   void build_roots(LoadReport& report);
 
   HeapColumns c_;  // in file order until finish() sorts it
-  std::vector<Address> class_address_;
-  std::vector<std::uint32_t> ref_begin_;  // raw_refs_ range of object i: [ref_begin_[i], ref_begin_[i+1])
-  std::vector<Address> raw_refs_;
+  Column<Address> class_address_;
+  Column<std::uint32_t> ref_begin_;  // raw_refs_ range of object i: [ref_begin_[i], ref_begin_[i+1])
+  Column<Address> raw_refs_;
   std::vector<RawRoot> raw_roots_;
   bool build_edges_;
   bool traced_ = false;

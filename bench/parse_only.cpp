@@ -1,0 +1,69 @@
+// heapleak-parse-only FILE: the floor for loading a plain dump. Reads the
+// file in 4 MiB blocks and runs simdjson On Demand over every line, visiting
+// every field of every record and keeping nothing. Prints MB/s and lines.
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: heapleak-parse-only FILE (plain, not gzip)\n");
+    return 2;
+  }
+  std::FILE* file = std::fopen(argv[1], "rb");
+  if (!file) {
+    std::perror(argv[1]);
+    return 3;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  simdjson::ondemand::parser parser;
+  constexpr std::size_t kBlock = std::size_t{4} << 20;
+  std::vector<char> buffer(kBlock * 2 + simdjson::SIMDJSON_PADDING);
+  std::size_t carry = 0, bytes = 0, lines = 0, fields = 0, broken = 0;
+  for (;;) {
+    if (buffer.size() < carry + kBlock + simdjson::SIMDJSON_PADDING) buffer.resize(carry + kBlock + simdjson::SIMDJSON_PADDING);
+    const std::size_t got = std::fread(buffer.data() + carry, 1, kBlock, file);
+    const std::size_t filled = carry + got;
+    bytes += got;
+    const char* line = buffer.data();
+    const char* end = buffer.data() + filled;
+    for (;;) {
+      const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
+      if (!newline) {
+        if (got != 0) break;
+        newline = end;
+        if (line == end) break;
+      }
+      ++lines;
+      simdjson::ondemand::document doc;
+      simdjson::ondemand::object object;
+      if (parser.iterate(simdjson::padded_string_view(line, newline - line, buffer.data() + buffer.size() - line)).get(doc) ||
+          doc.get_object().get(object)) {
+        ++broken;
+      } else {
+        for (auto field : object) {
+          simdjson::ondemand::raw_json_string key;
+          if (field.key().get(key)) {
+            ++broken;
+            break;
+          }
+          ++fields;
+        }
+      }
+      line = newline + 1;
+      if (line >= end) break;
+    }
+    carry = line < end ? static_cast<std::size_t>(end - line) : 0;
+    std::memmove(buffer.data(), line, carry);
+    if (got == 0) break;
+  }
+  std::fclose(file);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("parse-only: %zu bytes, %zu lines, %zu fields, %zu broken, %.3f s, %.0f MB/s\n", bytes, lines,
+              fields, broken, seconds, bytes / 1e6 / seconds);
+  return 0;
+}

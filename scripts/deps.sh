@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# deps.sh: install (apt-get, Debian 12) the packages heapleak needs to build,
+# test, demo and bench, but only those that are missing. Idempotent: when all
+# are present it does nothing (no apt-get update, no root needed).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake g++ pkg-config
+  libboost1.81-dev libboost-json1.81-dev libsimdjson-dev catch2 zlib1g-dev
+  ruby graphviz llvm-14-tools python3 time gzip
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "deps: missing ${missing[*]}; run this script as root (or install sudo)" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,88 @@
+# frozen_string_literal: true
+# bad_input.rb: end-to-end test of heapleak's errors and exit codes on bad input
+# (0 ok, 1 no answer, 2 usage, 3 cannot read input, 4 unknown address), and of
+# loading a dump with broken lines (NUL bytes, invalid UTF-8, truncated last line).
+#
+#   ruby bad_input.rb HEAPLEAK FIXTURES_DIR WORKDIR
+
+require_relative 'helper'
+require 'zlib'
+
+heapleak, fixtures, work = ARGV
+abort('usage: bad_input.rb HEAPLEAK FIXTURES_DIR WORKDIR') unless work
+E2E.heapleak = heapleak
+FileUtils.mkdir_p(work)
+dir = File.join(fixtures, 'rbheap-3dump')
+h1, h2, h3 = %w[heap1 heap2 heap3].map { |n| File.join(dir, "#{n}.jsonl.gz") }
+leaked = File.readlines(File.join(dir, 'leaked-strings.txt'), chomp: true).grep(/\A0x\h+\z/)
+
+# --- usage
+E2E.check(E2E.run.code == 2, 'no arguments -> exit 2')
+E2E.check(E2E.run('frobnicate').code == 2, 'unknown command -> exit 2')
+E2E.check(E2E.run('stats', h1).code == 2, 'stats with one dump -> exit 2')
+E2E.check(E2E.run('--help').code.zero?, '--help -> exit 0')
+
+# --- missing file
+missing = File.join(work, 'no-such-dump.json')
+r = E2E.run('stats', missing, h2, h3)
+E2E.check(r.code == 3, 'stats on a missing file -> exit 3', "got #{r.code}")
+E2E.check(r.err.include?(missing) || r.err.include?('no-such-dump.json'), 'the message names the missing file', r.err.strip[0, 200])
+r = E2E.run('root', missing, '0x1')
+E2E.check(r.code == 3, 'root on a missing file -> exit 3', "got #{r.code}")
+
+# --- not a heap dump
+text = File.join(work, 'not-a-dump.txt')
+File.write(text, "This is a README, not a heap dump.\nIt has several lines\nof plain text.\n" * 20)
+r = E2E.run('stats', text, text, text)
+E2E.check(r.code == 3, 'stats on a text file -> exit 3', "got #{r.code}: #{r.err.strip[0, 200]}")
+E2E.check(r.err.include?('not-a-dump.txt'), 'the message names the file', r.err.strip[0, 200])
+
+# --- corrupt gzip (gzip magic, then garbage)
+bad_gz = File.join(work, 'corrupt.json.gz')
+File.binwrite(bad_gz, "\x1f\x8b\x08\x00".b + Random.new(7).bytes(4096))
+r = E2E.run('stats', bad_gz, h2, h3)
+E2E.check(r.code == 3, 'stats on a corrupt gzip -> exit 3', "got #{r.code}: #{r.err.strip[0, 200]}")
+
+# --- unknown addresses
+r = E2E.run('root', h2, '0xdeadbeef')
+E2E.check(r.code == 4, 'root with an address absent from the heap -> exit 4', "got #{r.code}")
+E2E.check(r.text.include?('0xdeadbeef'), 'the message names the address', r.err.strip[0, 200])
+r = E2E.run('path', h2, '0xdeadbeef')
+E2E.check(r.code == 4, 'path with an address absent from the heap -> exit 4', "got #{r.code}")
+r = E2E.run('root', h2, 'not-an-address')
+E2E.check([2, 4].include?(r.code), 'root with a malformed address -> exit 2 or 4', "got #{r.code}")
+
+# --- broken lines: heap1 with a NUL-byte line, an invalid UTF-8 line and a truncated last line
+lines = Zlib::GzipReader.open(h1) { |gz| gz.each_line.to_a }
+nul_at = lines.size / 3
+utf_at = lines.size / 2
+lines.insert(nul_at, %({"address":"0x1234", "type":"STRING", "method":"caf\0\0\0", "file":"x.rb"}\n))
+lines.insert(utf_at, %({"address":"0x5678", "type":"STRING", "value":"caf\xC3\x28 \xFF", "memsize":40}\n).b)
+last = lines.pop
+lines << last[0, last.size / 2] # no newline: the writer was killed mid-line
+broken = File.join(work, 'broken.json')
+File.binwrite(broken, lines.map(&:b).join)
+nul_line = nul_at + 1 # 1-based line numbers
+E2E.info("broken.json: #{lines.size} lines; NUL line #{nul_line}, bad UTF-8 line #{utf_at + 1}, truncated line #{lines.size}")
+
+stats = E2E.json('stats', broken, h2, h3, '--json')
+if stats
+  got = E2E.reported(stats)
+  E2E.check(leaked.all? { |x| got[x] }, 'stats on the broken dump still finds the 50 leaked strings')
+end
+
+# `heapleak info --json` (objects, roots, broken lines with line numbers, missing
+# references): if this fails with exit 2 the command is not there yet.
+info = E2E.json('info', broken, '--json')
+if info
+  fbl = E2E.first_broken_lines(info)
+  E2E.info("info: objects #{info['objects'].inspect}, broken #{E2E.broken_lines(info)}, first broken lines #{fbl.inspect}")
+  E2E.check(E2E.broken_lines(info) >= 2, 'info counts >= 2 broken lines', "got #{E2E.broken_lines(info)}")
+  E2E.check(fbl.include?(nul_line), "info lists line #{nul_line} (NUL bytes) among the broken lines")
+  E2E.check(fbl.include?(lines.size), "info lists line #{lines.size} (truncated) among the broken lines")
+  E2E.check(info['objects'].to_i > 17_000, 'info still loads the other objects', "got #{info['objects'].inspect}")
+else
+  E2E.info('(info check: `heapleak info FILE --json` is in the CLI contract; the lead adds it)')
+end
+
+E2E.finish

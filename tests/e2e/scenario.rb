@@ -1,0 +1,92 @@
+# frozen_string_literal: true
+# scenario.rb: end-to-end test on a Ruby-generated 3-dump leak with ground truth.
+# Generates SCENARIO (size small) with tests/gen/leakgen.rb into WORKDIR, then checks
+# heapleak's stats (recall, extras), root (retainer, distance), path, --by groupings
+# and gzip input against truth.json.
+#
+#   ruby scenario.rb HEAPLEAK GEN_DIR WORKDIR SCENARIO [TRACE]
+#   TRACE: 1 or 0 forces allocation tracing; absent = the scenario's default
+
+require_relative 'helper'
+
+heapleak, gen, work, scenario, trace = ARGV
+abort('usage: scenario.rb HEAPLEAK GEN_DIR WORKDIR SCENARIO [TRACE]') unless scenario
+E2E.heapleak = heapleak
+FileUtils.rm_rf(work)
+FileUtils.mkdir_p(work)
+
+env = { 'TRACE' => trace } # nil unsets TRACE: the scenario's default applies
+E2E.sh(env, 'ruby', File.join(gen, 'leakgen.rb'), scenario, 'small', work)
+a, b, c = %w[A B C].map { |n| File.join(work, "#{n}.json") }
+truth = JSON.parse(File.read(File.join(work, 'truth.json')))
+traced = truth['trace_object_allocations']
+leak = truth['leak']['objects'].map { |o| o['address'] }
+benign = truth['benign_new'].map { |o| o['address'] }
+E2E.info("#{scenario}: #{leak.size} leaked objects, traced=#{traced}, by_type #{truth['leak']['by_type']}")
+
+# --- stats: recall and extras
+stats = E2E.json('stats', a, b, c, '--json')
+if stats
+  got = E2E.reported(stats)
+  hit = leak.count { |x| got[x] }
+  extras = got.keys - leak - benign
+  E2E.info("recall #{hit}/#{leak.size} = #{E2E.pct(hit, leak.size)}; reported #{got.size}, " \
+           "benign pool #{benign.count { |x| got[x] }}/#{benign.size}, extras #{extras.size} " \
+           "(#{E2E.pct(extras.size, leak.size)} of the truth); precision #{E2E.pct(hit, got.size)}")
+  if traced
+    E2E.check(hit == leak.size, 'recall is 100% (traced dumps)', "missed #{leak.reject { |x| got[x] }.first(5).join(' ')}")
+  else
+    E2E.check(hit >= 0.97 * leak.size, 'recall >= 97% (untraced dumps)', E2E.pct(hit, leak.size))
+  end
+  E2E.check(extras.size <= 0.03 * leak.size, 'extras beyond truth + benign_new <= 3% of the truth', "#{extras.size} extras")
+  by_key = stats['groups'].to_h { |g| [g['key'], g['count']] }
+  truth['leak']['by_type'].each do |k, n|
+    reported = by_key[k] || by_key.select { |gk, _| gk.start_with?("#{k}:") }.values.sum
+    E2E.info("  #{k}: truth #{n}, heapleak #{reported}")
+  end
+  E2E.check(stats['groups'].all? { |g| g['count'] == g['samples'].size }, 'every group lists all its addresses')
+
+  # --- other groupings report the same objects
+  %w[site generation].each do |by|
+    s = E2E.json('stats', a, b, c, '--by', by, '--json') or next
+    E2E.check(E2E.reported(s).keys.sort == got.keys.sort, "stats --by #{by} reports the same objects")
+    if by == 'site' && traced
+      here = s['groups'].find { |g| g['key'].to_s.include?("scenarios/#{scenario}.rb") }
+      E2E.check(here, "--by site has a group at scenarios/#{scenario}.rb", s['groups'].first(3).map { |g| g['key'] }.inspect)
+    end
+  end
+
+  # --- gzip input gives the same answer
+  E2E.sh('gzip', '-kf', b)
+  gz = E2E.json('stats', a, "#{b}.gz", c, '--json')
+  if gz
+    E2E.check(gz['groups'] == stats['groups'] && gz['total'] == stats['total'], 'a gzipped B gives the same stats')
+  end
+end
+
+# --- root: the retainer truth names, at its distance
+q = truth['root']
+root = E2E.json('root', b, *q['samples'], '--json')
+if root
+  want = q.dig('retainer', 'address')
+  E2E.info("root of #{q['samples'].size} #{q['sample_kind']}: #{root['retainer'].inspect} at #{root['distance'].inspect}; " \
+           "truth #{want} (#{q.dig('retainer', 'what')}) at #{q['distance']}")
+  E2E.check(root['retainer'] == want, 'root names the truth retainer', "got #{root['retainer'].inspect}, want #{want}")
+  E2E.check(root['distance'] == q['distance'], "root distance is #{q['distance']}", "got #{root['distance'].inspect}")
+  E2E.check(q['samples'].all? { |s| root['nodes'].any? { |n| n['address'] == s && n['sample'] } }, 'nodes mark every sample')
+end
+
+# --- path from a GC root to the retainer
+if (ret = q.dig('retainer', 'address'))
+  path = E2E.json('path', b, ret, '--json')
+  if path
+    E2E.info("path from #{path['root'].inspect}: #{(path['path'] || []).join(' -> ')}")
+    E2E.check(path['path'].is_a?(Array) && path['path'].last == ret, 'path ends at the retainer')
+    E2E.check(path['root'].is_a?(String) && !path['root'].empty?, 'path names a root category')
+    # informational: a conservative stack scan (machine_context) may reach the retainer directly
+    owner = q['owner_chain']&.first
+    E2E.info("owner #{owner['address']} (#{owner['what']}) on the path: #{path['path'].include?(owner['address'])}") if owner
+  end
+end
+
+E2E.finish

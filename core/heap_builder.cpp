@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
+#include <type_traits>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
 
 namespace heapleak {
@@ -20,12 +21,18 @@ std::uint32_t address_fingerprint(Address address) {
   return folded == 0 ? 1 : folded;
 }
 
+// Reorders `column` so that position k holds what was at order[k], through
+// `scratch`, which every column reuses. The reads follow the dump's page
+// runs, so they stream; rotating permutation cycles in place instead saves
+// the scratch but chains one cache miss per object and is several times slower.
 template <class T>
-void permute(Column<T>& column, const Column<ObjectIndex>& order) {
+void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
+  static_assert(sizeof(T) <= sizeof(std::uint64_t) && std::is_trivially_copyable_v<T>);
   if (column.empty()) return;
-  Column<T> sorted(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = column[order[k]];
-  column = std::move(sorted);
+  T* gathered = reinterpret_cast<T*>(scratch.data());
+  for (std::size_t k = 0; k < order.size(); ++k) gathered[k] = column[order[k]];
+  std::memcpy(column.data(), gathered, order.size() * sizeof(T));
+  column.resize(order.size());  // duplicate addresses were left out of `order`
 }
 
 // Address -> index, open addressing over indices into the sorted address
@@ -65,20 +72,21 @@ class AddressIndex {
 
 }  // namespace
 
-HeapBuilder::HeapBuilder(bool build_edges) : build_edges_(build_edges) {
+HeapBuilder::HeapBuilder(bool full) : full_(full) {
+  class_addresses_.push_back(0);
   ref_begin_.push_back(0);
 }
 
 void HeapBuilder::reserve(std::size_t objects, std::size_t references) {
   c_.address.reserve(objects);
   c_.type.reserve(objects);
-  class_address_.reserve(objects);
+  c_.class_index.reserve(objects);
   c_.own_name.reserve(objects);
   c_.memsize.reserve(objects);
   c_.value_hash.reserve(objects);
   c_.first_ref.reserve(objects);
-  c_.line_offset.reserve(objects);
-  if (build_edges_) {
+  if (full_) {
+    c_.line_offset.reserve(objects);
     ref_begin_.reserve(objects + 1);
     raw_refs_.reserve(references);
   }
@@ -88,9 +96,20 @@ void HeapBuilder::start_allocation_columns() {
   traced_ = true;
   const std::size_t n = c_.address.size();
   for (auto* column : {&c_.file, &c_.line, &c_.method, &c_.generation}) {
+    if (column == &c_.method && !full_) continue;
     column->reserve(c_.address.capacity());
     column->assign(n, 0);
   }
+}
+
+std::uint32_t HeapBuilder::class_id(Address class_address) {
+  if (class_address == 0) return 0;
+  if (class_address == last_class_) return last_class_id_;
+  auto [it, inserted] = class_ids_.try_emplace(class_address, static_cast<std::uint32_t>(class_addresses_.size()));
+  if (inserted) class_addresses_.push_back(class_address);
+  last_class_ = class_address;
+  last_class_id_ = it->second;
+  return it->second;
 }
 
 void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset) {
@@ -102,19 +121,20 @@ void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset
   if (has_allocation && !traced_) start_allocation_columns();
   c_.address.push_back(record.address);
   c_.type.push_back(record.type);
-  class_address_.push_back(record.class_address);
+  // Before Ruby 3.3 an IMEMO's `class` field can be junk: ignore it.
+  c_.class_index.push_back(record.type == ObjectType::kImemo ? 0 : class_id(record.class_address));
   c_.own_name.push_back(record.own_name.empty() ? 0 : c_.names.intern(record.own_name));
   c_.memsize.push_back(saturate32(record.memsize));
   c_.value_hash.push_back(record.value_hash);
   c_.first_ref.push_back(record.references.empty() ? 0 : address_fingerprint(record.references[0]));
-  c_.line_offset.push_back(line_offset);
   if (traced_) {
     c_.file.push_back(record.file.empty() ? 0 : c_.names.intern(record.file));
     c_.line.push_back(saturate32(record.line));
-    c_.method.push_back(record.method.empty() ? 0 : c_.names.intern(record.method));
     c_.generation.push_back(record.has_generation ? saturate32(record.generation + 1) : 0);
+    if (full_) c_.method.push_back(record.method.empty() ? 0 : c_.names.intern(record.method));
   }
-  if (build_edges_) {
+  if (full_) {
+    c_.line_offset.push_back(line_offset);
     raw_refs_.insert(raw_refs_.end(), record.references.begin(), record.references.end());
     if (raw_refs_.size() > std::numeric_limits<std::uint32_t>::max()) {
       throw std::length_error("more than 4 billion references in one dump");
@@ -137,41 +157,77 @@ void HeapBuilder::add_root(const DumpRecord& record) {
 Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   const std::size_t n = c_.address.size();
   Column<ObjectIndex> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  if (!std::is_sorted(c_.address.begin(), c_.address.end())) {
-    // Sort (address, position) pairs: comparisons stay in cache, unlike an
-    // index sort that chases the address column.
-    Column<std::pair<Address, ObjectIndex>> keyed(n);
-    for (ObjectIndex i = 0; i < n; ++i) keyed[i] = {c_.address[i], i};
-    std::sort(keyed.begin(), keyed.end());
-    for (std::size_t k = 0; k < n; ++k) order[k] = keyed[k].second;
+  // Ruby writes objects heap page by heap page, ascending within a page,
+  // and the pages in no particular order: the dump is a few thousand
+  // ascending runs. A k-way merge of the runs sorts it with no copy of the
+  // data and ~log2(runs) comparisons per object.
+  struct Run {
+    Address head;
+    ObjectIndex next;
+    ObjectIndex end;
+  };
+  std::vector<Run> runs;
+  for (ObjectIndex i = 0; i < n;) {
+    ObjectIndex end = i + 1;
+    while (end < n && c_.address[end - 1] <= c_.address[end]) ++end;
+    runs.push_back(Run{c_.address[i], i, end});
+    i = end;
+  }
+  // Min-heap on (head address, position): equal addresses keep file order.
+  auto later = [](const Run& a, const Run& b) { return a.head != b.head ? a.head > b.head : a.next > b.next; };
+  std::make_heap(runs.begin(), runs.end(), later);
+  std::size_t k = 0;
+  while (!runs.empty()) {
+    std::pop_heap(runs.begin(), runs.end(), later);
+    Run& run = runs.back();
+    order[k++] = run.next++;
+    if (run.next == run.end) {
+      runs.pop_back();
+    } else {
+      run.head = c_.address[run.next];
+      std::push_heap(runs.begin(), runs.end(), later);
+    }
   }
   // Keep the first record of a duplicated address; later ones are dropped.
   std::size_t kept = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (kept > 0 && c_.address[order[kept - 1]] == c_.address[order[k]]) {
+  for (std::size_t j = 0; j < n; ++j) {
+    if (kept > 0 && c_.address[order[kept - 1]] == c_.address[order[j]]) {
       ++report.duplicate_addresses;
       continue;
     }
-    order[kept++] = order[k];
+    order[kept++] = order[j];
   }
   order.resize(kept);
   return order;
 }
 
-void HeapBuilder::resolve_classes(const Column<Address>& class_address) {
-  std::vector<std::pair<Address, ObjectIndex>> classes;
-  for (ObjectIndex i = 0; i < c_.address.size(); ++i) {
-    if (is_class_like(c_.type[i])) classes.emplace_back(c_.address[i], i);
-  }  // already sorted by address
-  c_.class_index.assign(c_.address.size(), kNoObject);
-  for (ObjectIndex i = 0; i < c_.address.size(); ++i) {
-    // Before Ruby 3.3 an IMEMO's `class` field can be junk: ignore it.
-    if (class_address[i] == 0 || c_.type[i] == ObjectType::kImemo) continue;
-    auto it = std::lower_bound(classes.begin(), classes.end(),
-                               std::pair<Address, ObjectIndex>{class_address[i], 0});
-    if (it != classes.end() && it->first == class_address[i]) c_.class_index[i] = it->second;
+void HeapBuilder::apply_order(const Column<ObjectIndex>& order) {
+  Column<std::uint64_t> scratch(order.size());
+  permute(c_.address, order, scratch);
+  permute(c_.type, order, scratch);
+  permute(c_.class_index, order, scratch);
+  permute(c_.own_name, order, scratch);
+  permute(c_.memsize, order, scratch);
+  permute(c_.value_hash, order, scratch);
+  permute(c_.first_ref, order, scratch);
+  permute(c_.line_offset, order, scratch);
+  permute(c_.file, order, scratch);
+  permute(c_.line, order, scratch);
+  permute(c_.method, order, scratch);
+  permute(c_.generation, order, scratch);
+}
+
+void HeapBuilder::resolve_classes() {
+  // class id -> index of that class in the sorted heap (kNoObject when the
+  // class is absent from the dump or is not a class).
+  std::vector<ObjectIndex> index_of_id(class_addresses_.size(), kNoObject);
+  for (std::uint32_t id = 1; id < class_addresses_.size(); ++id) {
+    auto it = std::lower_bound(c_.address.begin(), c_.address.end(), class_addresses_[id]);
+    if (it == c_.address.end() || *it != class_addresses_[id]) continue;
+    const auto index = static_cast<ObjectIndex>(it - c_.address.begin());
+    if (is_class_like(c_.type[index])) index_of_id[id] = index;
   }
+  for (auto& klass : c_.class_index) klass = index_of_id[klass];
 }
 
 void HeapBuilder::build_edges(const Column<ObjectIndex>& order, LoadReport& report) {
@@ -199,13 +255,12 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, LoadReport& repo
   }
   Column<Address>().swap(raw_refs_);
   Column<std::uint32_t>().swap(ref_begin_);
-  c_.out_edges.shrink_to_fit();
 
   c_.in_offsets.assign(n + 1, 0);
   for (ObjectIndex target : c_.out_edges) ++c_.in_offsets[target + 1];
   for (std::size_t i = 0; i < n; ++i) c_.in_offsets[i + 1] += c_.in_offsets[i];
   c_.in_edges.resize(c_.out_edges.size());
-  Column<std::uint32_t> cursor(c_.in_offsets.begin(), c_.in_offsets.end() - 1);
+  std::vector<std::uint32_t> cursor(c_.in_offsets.begin(), c_.in_offsets.end() - 1);
   for (ObjectIndex source = 0; source < n; ++source) {
     for (std::uint32_t e = c_.out_offsets[source]; e < c_.out_offsets[source + 1]; ++e) {
       c_.in_edges[cursor[c_.out_edges[e]]++] = source;
@@ -233,26 +288,14 @@ void HeapBuilder::build_roots(LoadReport& report) {
 
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
                                                 std::chrono::steady_clock::time_point started) {
-  Column<ObjectIndex> order = sort_by_address(report);
-  permute(c_.address, order);
-  permute(c_.type, order);
-  permute(class_address_, order);
-  permute(c_.own_name, order);
-  permute(c_.memsize, order);
-  permute(c_.value_hash, order);
-  permute(c_.first_ref, order);
-  permute(c_.line_offset, order);
-  permute(c_.file, order);
-  permute(c_.line, order);
-  permute(c_.method, order);
-  permute(c_.generation, order);
-  resolve_classes(class_address_);
-  Column<Address>().swap(class_address_);
-  if (build_edges_) build_edges(order, report);
+  const Column<ObjectIndex> order = sort_by_address(report);
+  apply_order(order);
+  resolve_classes();
+  if (full_) build_edges(order, report);
   build_roots(report);
   report.objects = c_.address.size();
   report.traced = traced_;
-  report.edges_built = build_edges_;
+  report.edges_built = full_;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return std::make_shared<const Heap>(std::move(c_), std::move(report));
 }

@@ -36,7 +36,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   report.gzip = (*source)->compressed();
 
   LinePipeline pipeline(std::move(*source), control.cancel, options.block_size);
-  RecordParser parser;
+  RecordParser parser(options.build_edges);
   HeapBuilder builder(options.build_edges);
   {
     // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.

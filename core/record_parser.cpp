@@ -53,7 +53,7 @@ bool read_uint(od::value value, std::uint64_t& out) {
   return !value.get_uint64().get(out);
 }
 
-bool read_references(od::value value, std::vector<Address>& out) {
+bool read_references(od::value value, bool first_only, std::vector<Address>& out) {
   od::array array;
   if (value.get_array().get(array)) return false;
   for (auto element : array) {
@@ -62,6 +62,7 @@ bool read_references(od::value value, std::vector<Address>& out) {
     Address address;
     if (!read_address(item, address)) return false;
     out.push_back(address);
+    if (first_only) break;
   }
   return true;
 }
@@ -92,7 +93,8 @@ struct RecordParser::Impl {
   od::parser parser;
 };
 
-RecordParser::RecordParser() : impl_(std::make_unique<Impl>()) {}
+RecordParser::RecordParser(bool all_references)
+    : impl_(std::make_unique<Impl>()), all_references_(all_references) {}
 RecordParser::~RecordParser() = default;
 
 void RecordParser::parse(const char* line, std::size_t length, std::size_t capacity,
@@ -155,7 +157,7 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
         break;
       case 'r':
         if (key == "references") {
-          ok = read_references(value, out.references);
+          ok = read_references(value, !all_references_ && !is_root, out.references);
         } else if (key == "root") {
           ok = read_string(value, out.root_name);
         }

@@ -40,7 +40,9 @@ struct DumpRecord {
 
 class RecordParser {
  public:
-  RecordParser();
+  // With `all_references` false an object keeps only its first reference
+  // (enough for identity); the rest of the list is skipped unparsed.
+  explicit RecordParser(bool all_references = true);
   ~RecordParser();
   RecordParser(const RecordParser&) = delete;
   RecordParser& operator=(const RecordParser&) = delete;
@@ -52,6 +54,7 @@ class RecordParser {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool all_references_;
 };
 
 // A 32-bit fingerprint of a JSON token, never 0 (0 means "absent").

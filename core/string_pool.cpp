@@ -8,10 +8,22 @@ StringPool::StringPool() {
 }
 
 std::uint32_t StringPool::intern(std::string_view text) {
-  if (auto found = ids_.find(text); found != ids_.end()) return found->second;
-  const auto id = static_cast<std::uint32_t>(strings_.size());
-  strings_.emplace_back(text);
-  ids_.emplace(strings_.back(), id);
+  if (text.empty()) return kEmpty;
+  // Cheap slot choice: length and the last bytes, where paths and names differ.
+  const std::size_t n = text.size();
+  const std::size_t slot =
+      (n * 31 + static_cast<unsigned char>(text[n - 1]) * 7 + static_cast<unsigned char>(text[n / 2])) & 255;
+  CacheEntry& cached = recent_[slot];
+  if (cached.text == text) return cached.id;
+  std::uint32_t id;
+  if (auto found = ids_.find(text); found != ids_.end()) {
+    id = found->second;
+  } else {
+    id = static_cast<std::uint32_t>(strings_.size());
+    strings_.emplace_back(text);
+    ids_.emplace(strings_.back(), id);
+  }
+  cached = CacheEntry{strings_[id], id};
   return id;
 }
 

@@ -1,0 +1,83 @@
+#include "core/record_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/byte_source.h"
+
+namespace heapleak {
+namespace {
+
+constexpr std::size_t kMaxRecord = std::size_t{256} << 20;
+
+Error file_error(const Heap& heap, const std::string& what) {
+  return make_error(ErrorReason::kNotReadable, heap.report().path + ": " + what);
+}
+
+// Reads from `source` (already positioned at the record) up to the newline.
+Result<std::string> read_line(ByteSource& source, std::string line) {
+  std::vector<char> chunk(64 * 1024);
+  for (;;) {
+    if (auto newline = line.find('\n'); newline != std::string::npos) {
+      line.resize(newline);
+      return line;
+    }
+    if (line.size() > kMaxRecord) return make_error(ErrorReason::kCorruptInput, "record longer than 256 MiB");
+    auto n = source.read(chunk.data(), chunk.size());
+    if (!n) return n.error();
+    if (*n == 0) return line;  // last line without a newline
+    line.append(chunk.data(), *n);
+  }
+}
+
+}  // namespace
+
+Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
+  const LoadReport& report = heap.report();
+  if (!heap.has_edges()) return make_error(ErrorReason::kInvalidArgument, "the heap was loaded without record offsets");
+  struct stat info {};
+  if (::stat(report.path.c_str(), &info) != 0) {
+    return file_error(heap, std::string("cannot re-read the dump: ") + std::strerror(errno));
+  }
+  if (static_cast<std::uint64_t>(info.st_size) != report.file_bytes) {
+    return file_error(heap, "the dump changed size since it was loaded; load it again");
+  }
+  auto source = open_byte_source(report.path);
+  if (!source) return source.error();
+  std::uint64_t skip = heap.line_offset(i);
+  std::string line;
+  if (!(*source)->compressed()) {
+    // Plain file: read from the record's offset directly.
+    const int fd = ::open(report.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return file_error(heap, std::strerror(errno));
+    std::vector<char> chunk(64 * 1024);
+    for (;;) {
+      const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(skip + line.size()));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      line.append(chunk.data(), static_cast<std::size_t>(n));
+      if (line.find('\n') != std::string::npos || line.size() > kMaxRecord) break;
+    }
+    ::close(fd);
+    if (auto newline = line.find('\n'); newline != std::string::npos) line.resize(newline);
+    return line;
+  }
+  // gzip has no random access: inflate and discard everything before the
+  // record. Linear in the offset (about a second per GB); zran-style access
+  // points saved at load time would bound it, and are the next step.
+  std::vector<char> discard(1 << 20);
+  while (skip > 0) {
+    auto n = (*source)->read(discard.data(), std::min<std::uint64_t>(skip, discard.size()));
+    if (!n) return n.error();
+    if (*n == 0) return file_error(heap, "the dump ends before the record");
+    skip -= *n;
+  }
+  return read_line(**source, std::move(line));
+}
+
+}  // namespace heapleak

@@ -1,0 +1,18 @@
+// Reads one object's full record back from its dump file: the heap keeps only
+// the columns its analyses need, plus where each record starts. A plain file
+// costs one pread; a gzip file is inflated up to the record (see the note in
+// record_reader.cpp).
+#pragma once
+
+#include <string>
+
+#include "core/error.h"
+#include "core/heap.h"
+
+namespace heapleak {
+
+// The record's line, without its newline. Fails when the file is gone or
+// changed size since it was loaded.
+Result<std::string> read_record_text(const Heap& heap, ObjectIndex i);
+
+}  // namespace heapleak

@@ -1,0 +1,104 @@
+#include "daemon/connection.h"
+
+#include <chrono>
+#include <vector>
+
+namespace heapleak::daemon {
+
+Connection::Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
+                       ByteStream stream)
+    : stream_(std::move(stream)) {
+  auto on_exit = options.on_exit;
+  options.on_exit = [this, on_exit](bool clean) {
+    if (on_exit) on_exit(clean);
+    stop_reading_ = true;  // run() returns after this message; it must not re-enter the session
+  };
+  session_ = std::make_unique<protocol::Session>(std::move(binder), std::move(options),
+                                                 [this](std::string frame) { enqueue(std::move(frame)); });
+  writer_ = std::thread([this] { write_loop(); });
+}
+
+Connection::~Connection() {
+  close();
+  session_.reset();
+  {
+    std::lock_guard lock(mutex_);
+    writer_stop_ = true;
+  }
+  changed_.notify_all();
+  writer_.join();
+}
+
+int Connection::run() {
+  std::vector<char> buffer(64 * 1024);
+  while (!stop_reading_) {
+    const long n = stream_.read(buffer.data(), buffer.size());
+    if (n <= 0) {
+      if (!stop_reading_) session_->finish_input();
+      break;
+    }
+    session_->feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  {
+    // Let the replies already queued (shutdown's, say) reach the peer.
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, std::chrono::seconds(5), [&] { return pending_.empty() || broken_; });
+  }
+  const auto code = session_->exit_code();
+  return code ? *code : 1;
+}
+
+void Connection::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  stop_reading_ = true;
+  session_->close();
+  if (stream_.shutdown) stream_.shutdown();
+}
+
+void Connection::enqueue(std::string frame) {
+  bool overflow = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (broken_) return;
+    pending_bytes_ += frame.size();
+    pending_.push_back(std::move(frame));
+    if (pending_bytes_ > kMaxPendingBytes) {
+      // The peer has not read a quarter gigabyte of replies: stop talking to it.
+      overflow = broken_ = true;
+      pending_.clear();
+      pending_bytes_ = 0;
+    }
+  }
+  changed_.notify_all();
+  if (overflow && stream_.abort) stream_.abort();
+}
+
+void Connection::write_loop() {
+  for (;;) {
+    std::string frame;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return !pending_.empty() || writer_stop_; });
+      if (pending_.empty()) return;
+      frame = std::move(pending_.front());
+      pending_.pop_front();
+      pending_bytes_ -= frame.size();
+    }
+    const bool written = stream_.write_all(frame.data(), frame.size());
+    {
+      std::lock_guard lock(mutex_);
+      if (!written) {
+        broken_ = true;
+        pending_.clear();
+        pending_bytes_ = 0;
+      }
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace heapleak::daemon

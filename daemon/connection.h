@@ -1,0 +1,63 @@
+// One client connection: a protocol Session fed by a blocking read loop on
+// the connection's own thread, and a writer thread draining a queue of whole
+// frames. A client that stops reading its replies cannot stall the daemon:
+// past kMaxPendingBytes of unread replies the connection is dropped.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "protocol/binder.h"
+#include "protocol/session.h"
+
+namespace heapleak::daemon {
+
+// How a connection reads and writes bytes (a pipe, a socket).
+struct ByteStream {
+  std::function<long(char* buffer, std::size_t size)> read;         // 0: end, <0: error
+  std::function<bool(const char* data, std::size_t size)> write_all;  // false: peer gone
+  std::function<void()> shutdown;  // from another thread: ends a blocked read (writes may go on)
+  std::function<void()> abort;     // from another thread: ends reads and writes (peer not reading)
+};
+
+class Connection {
+ public:
+  static constexpr std::size_t kMaxPendingBytes = std::size_t{256} << 20;
+
+  Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options, ByteStream stream);
+  ~Connection();  // closes, joins the writer
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Reads and serves until the peer closes, `exit` arrives or close() is
+  // called. Returns the exit code `exit` asked for (0 after shutdown, else 1).
+  int run();
+  // From any thread but the session's own callbacks: cancels in-flight work
+  // and ends run().
+  void close();
+
+ private:
+  void enqueue(std::string frame);
+  void write_loop();
+
+  ByteStream stream_;
+  std::atomic<bool> stop_reading_{false};  // `exit` arrived, or close()
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> pending_;
+  std::size_t pending_bytes_ = 0;
+  bool closed_ = false;       // close() ran
+  bool broken_ = false;       // the peer stopped reading or went away: drop output
+  bool writer_stop_ = false;  // destructor: the writer drains and ends
+  std::unique_ptr<protocol::Session> session_;
+  std::thread writer_;
+};
+
+}  // namespace heapleak::daemon

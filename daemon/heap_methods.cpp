@@ -1,0 +1,121 @@
+// loadHeap, unloadHeap, listHeaps, stopDaemon: the heap store's methods.
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/loader.h"
+#include "daemon/daemon_context.h"
+#include "daemon/method_support.h"
+#include "daemon/results_json.h"
+#include "daemon/wire_params.h"
+
+namespace heapleak::daemon {
+namespace json = boost::json;
+using protocol::RequestContext;
+using protocol::TypedReply;
+
+namespace {
+
+json::object entry_json(const HeapEntry& entry) {
+  json::object out = heap_summary_json(*entry.heap);
+  out["heap"] = entry.id;
+  out["name"] = entry.name;
+  out["path"] = entry.path;
+  return out;
+}
+
+// A name no other loaded heap has: the file name, then "name-2", "name-3"...
+std::string unique_name(const HeapStore& store, const std::string& wanted) {
+  std::string name = wanted;
+  for (int k = 2; store.find(name); ++k) name = wanted + "-" + std::to_string(k);
+  return name;
+}
+
+void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedReply<json::value> reply) {
+  const std::string path = std::filesystem::absolute(params.path).lexically_normal().string();
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    const auto reason = errno == ENOENT ? ErrorReason::kFileNotFound : ErrorReason::kNotReadable;
+    reply.error(to_rpc_error(make_error(reason, path + ": " + std::strerror(errno))));
+    return;
+  }
+  const std::uint64_t estimate = HeapStore::estimate_load_bytes(
+      static_cast<std::uint64_t>(info.st_size), path.ends_with(".gz"));
+  std::string refusal;
+  if (!ctx.store.admit(estimate, refusal)) {
+    reply.error(protocol::domain_error("overBudget", refusal, {{"path", path}}));
+    return;
+  }
+  ctx.loads.post([&ctx, params = std::move(params), rc, reply, path, estimate] {
+    std::atomic<bool> cancel{false};
+    std::stop_callback on_cancel(rc.stop, [&cancel] { cancel.store(true); });
+    rc.progress.begin("Loading " + std::filesystem::path(path).filename().string());
+    LoadControl control;
+    control.cancel = &cancel;
+    control.progress = [&rc](std::uint64_t done, std::uint64_t total) {
+      rc.progress.report(total == 0 ? 100 : static_cast<unsigned>(done * 100 / total),
+                         std::to_string(done >> 20) + " of " + std::to_string(total >> 20) + " MiB");
+    };
+    auto heap = load_heap(path, {}, control);
+    rc.progress.end();
+    if (!heap || rc.cancelled()) {
+      // A cancelled load leaves nothing behind: the heap (if any) dies here.
+      ctx.store.release(estimate);
+      if (!heap) {
+        reply.error(to_rpc_error(heap.error()));
+      } else {
+        reply.cancelled();
+      }
+      return;
+    }
+    const std::string name =
+        unique_name(ctx.store, params.name.value_or(std::filesystem::path(path).filename().string()));
+    const HeapEntry entry = ctx.store.add(name, path, std::move(*heap), estimate);
+    ctx.logger->info("loaded " + entry.id + " (" + entry.name + "): " + std::to_string(entry.heap->size()) +
+                     " objects in " + std::to_string(entry.heap->report().seconds) + " s");
+    reply(json::value(entry_json(entry)));
+  });
+}
+
+}  // namespace
+
+void register_heap_methods(protocol::Binder& binder, DaemonContext& ctx) {
+  binder.add_async<LoadHeapParams, json::value>(
+      "loadHeap", [&ctx](LoadHeapParams params, RequestContext rc, TypedReply<json::value> reply) {
+        load(ctx, std::move(params), std::move(rc), std::move(reply));
+      });
+
+  binder.add<HeapParams>("unloadHeap", [&ctx](const HeapParams& params, const RequestContext&) {
+    const HeapEntry entry = require_heap(ctx.store, params.heap);
+    ctx.store.remove(entry.id);
+    return json::value(json::object{{"heap", entry.id}, {"name", entry.name}, {"unloaded", true}});
+  });
+
+  binder.add<protocol::NoParams>("listHeaps", [&ctx](const protocol::NoParams&, const RequestContext&) {
+    json::array heaps;
+    for (const auto& entry : ctx.store.list()) {
+      heaps.push_back(json::object{{"heap", entry.id},
+                                   {"name", entry.name},
+                                   {"path", entry.path},
+                                   {"objects", entry.heap->size()},
+                                   {"residentBytes", entry.heap->bytes_used()},
+                                   {"loadSeconds", entry.heap->report().seconds},
+                                   {"traced", entry.heap->report().traced}});
+    }
+    return json::value(json::object{{"heaps", std::move(heaps)},
+                                    {"usedBytes", ctx.store.used_bytes()},
+                                    {"maxBytes", ctx.store.max_bytes()}});
+  });
+
+  // Replies before stopping, so the client sees its answer.
+  binder.add_raw("stopDaemon", [&ctx](const json::value&, const RequestContext&, protocol::Reply reply) {
+    ctx.logger->info("stopDaemon requested");
+    reply.result(nullptr);
+    ctx.request_stop();
+  });
+}
+
+}  // namespace heapleak::daemon

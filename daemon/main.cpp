@@ -1,0 +1,125 @@
+// heapleakd: the resident daemon. Parses options, builds the heap store, the
+// worker pools and the method table, then serves stdio or sockets.
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "daemon/connection.h"
+#include "daemon/daemon_context.h"
+#include "daemon/daemon_options.h"
+#include "daemon/socket_server.h"
+#include "protocol/logger.h"
+
+namespace {
+
+using namespace heapleak;
+using namespace heapleak::daemon;
+
+std::atomic<bool> g_stop_stdio{false};
+
+// stdin/stdout: reads poll so a stop request (stopDaemon, a signal) ends the
+// read loop within a fifth of a second even when the client is silent.
+ByteStream stdio_stream() {
+  return ByteStream{
+      [](char* buffer, std::size_t size) -> long {
+        for (;;) {
+          if (g_stop_stdio) return 0;
+          pollfd fd{0, POLLIN, 0};
+          const int ready = ::poll(&fd, 1, 200);
+          if (ready < 0 && errno != EINTR) return -1;
+          if (ready <= 0) continue;
+          const ssize_t n = ::read(0, buffer, size);
+          if (n >= 0 || errno != EINTR) return static_cast<long>(n);
+        }
+      },
+      [](const char* data, std::size_t size) {
+        while (size > 0) {
+          const ssize_t n = ::write(1, data, size);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) return false;
+          data += n;
+          size -= static_cast<std::size_t>(n);
+        }
+        return true;
+      },
+      [] { g_stop_stdio = true; },
+      [] { g_stop_stdio = true; },
+  };
+}
+
+boost::json::object capabilities(const protocol::Binder& binder) {
+  boost::json::array methods;
+  for (const auto& name : binder.request_methods()) methods.emplace_back(name);
+  return boost::json::object{{"methods", std::move(methods)},
+                             {"framing", boost::json::array{"content-length", "ndjson"}},
+                             {"workDoneProgress", true},
+                             {"cancelRequest", true}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string message;
+  int exit_code = 0;
+  auto options = parse_daemon_options(argc, argv, message, exit_code);
+  if (!options) {
+    (exit_code == 0 ? std::cout : std::cerr) << message;
+    return exit_code;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  auto logger = std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
+
+  HeapStore store(options->max_memory);
+  WorkerPool loads(options->sync ? 0 : 2);
+  WorkerPool queries(options->sync ? 0 : 2);
+  std::function<void()> request_stop = [] {};
+  DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }};
+  auto binder = std::make_shared<protocol::Binder>();
+  register_heap_methods(*binder, context);
+  register_analysis_methods(*binder, context);
+  register_browse_methods(*binder, context);
+
+  protocol::SessionOptions session;
+  session.server_version = "0.1.0";
+  session.capabilities = capabilities(*binder);
+  session.logger = logger;
+
+  if (options->mode == DaemonOptions::Mode::kStdio) {
+    // Signals stop the read loop like stopDaemon does; a thread waits for them
+    // so the handler-free path stays async-signal-safe.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    std::thread([stop_signals, logger] {
+      int signal = 0;
+      if (sigwait(&stop_signals, &signal) == 0) {
+        logger->info(std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
+        g_stop_stdio = true;
+      }
+    }).detach();
+    bool stopped = false;
+    request_stop = [&stopped] {
+      stopped = true;
+      g_stop_stdio = true;
+    };
+    int code;
+    {
+      Connection connection(binder, session, stdio_stream());
+      code = connection.run();
+    }
+    return stopped || g_stop_stdio ? 0 : code;
+  }
+
+  SocketServer server(*options, binder, session, logger);
+  request_stop = [&server] { server.stop(); };
+  return server.run();
+}

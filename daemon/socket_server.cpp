@@ -1,0 +1,319 @@
+#include "daemon/socket_server.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <boost/json.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "daemon/connection.h"
+
+namespace heapleak::daemon {
+namespace asio = boost::asio;
+using local = asio::local::stream_protocol;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr std::size_t kMaxConnections = 64;
+
+ByteStream fd_stream(int fd) {
+  return ByteStream{
+      [fd](char* buffer, std::size_t size) -> long {
+        for (;;) {
+          const ssize_t n = ::read(fd, buffer, size);
+          if (n >= 0 || errno != EINTR) return static_cast<long>(n);
+        }
+      },
+      [fd](const char* data, std::size_t size) {
+        while (size > 0) {
+          const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) return false;
+          data += n;
+          size -= static_cast<std::size_t>(n);
+        }
+        return true;
+      },
+      [fd] { ::shutdown(fd, SHUT_RD); },
+      [fd] { ::shutdown(fd, SHUT_RDWR); },
+  };
+}
+
+std::string read_token(const std::string& path, std::string& error) {
+  std::ifstream in(path);
+  std::string token;
+  if (!in || !std::getline(in, token)) {
+    error = "cannot read the token file " + path;
+    return {};
+  }
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (token.size() < 16) error = "the token in " + path + " is shorter than 16 characters";
+  return token;
+}
+
+}  // namespace
+
+struct SocketServer::Impl {
+  DaemonOptions options;
+  std::shared_ptr<const protocol::Binder> binder;
+  protocol::SessionOptions session_options;
+  std::shared_ptr<protocol::Logger> logger;
+  std::string token;
+
+  asio::io_context io;
+  std::unique_ptr<local::acceptor> unix_acceptor;
+  std::unique_ptr<tcp::acceptor> tcp_acceptor;
+  asio::signal_set signals{io, SIGINT, SIGTERM};
+  asio::steady_timer idle_timer{io};
+  bool socket_created = false;
+
+  struct Client {
+    std::shared_ptr<Connection> connection;
+    std::thread thread;
+    bool done = false;
+  };
+  std::mutex mutex;
+  std::list<Client> clients;
+  bool stopping = false;
+  std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
+
+  // Unix socket: refuse a live daemon's socket or someone else's file,
+  // remove a stale socket of ours, create the directory 0700.
+  bool prepare_unix_path(std::string& error) {
+    namespace fs = std::filesystem;
+    const fs::path path(options.socket_path);
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) {
+      fs::create_directories(dir, ec);
+      if (ec) {
+        error = "cannot create " + dir.string() + ": " + ec.message();
+        return false;
+      }
+      ::chmod(dir.c_str(), 0700);
+    }
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) return true;  // nothing there
+    if (!S_ISSOCK(info.st_mode)) {
+      error = options.socket_path + " exists and is not a socket; refusing to replace it";
+      return false;
+    }
+    if (info.st_uid != ::getuid()) {
+      error = options.socket_path + " belongs to another user; refusing to use it";
+      return false;
+    }
+    local::socket probe(io);
+    boost::system::error_code connect_error;
+    probe.connect(local::endpoint(options.socket_path), connect_error);
+    if (!connect_error) {
+      error = "a heapleakd is already listening on " + options.socket_path;
+      return false;
+    }
+    ::unlink(path.c_str());  // stale: its daemon is gone
+    logger->info("removed stale socket " + options.socket_path);
+    return true;
+  }
+
+  bool listen(std::string& error) {
+    boost::system::error_code ec;
+    if (options.mode == DaemonOptions::Mode::kUnix) {
+      if (!prepare_unix_path(error)) return false;
+      const mode_t old_mask = ::umask(0177);  // the socket is born 0600
+      unix_acceptor = std::make_unique<local::acceptor>(io);
+      unix_acceptor->open(local(), ec);
+      if (!ec) unix_acceptor->bind(local::endpoint(options.socket_path), ec);
+      ::umask(old_mask);
+      if (!ec) unix_acceptor->listen(asio::socket_base::max_listen_connections, ec);
+      if (ec) {
+        error = "cannot listen on " + options.socket_path + ": " + ec.message();
+        return false;
+      }
+      socket_created = true;
+      ::chmod(options.socket_path.c_str(), 0600);
+      logger->info("listening on unix:" + options.socket_path);
+      return true;
+    }
+    token = read_token(options.token_file, error);
+    if (!error.empty()) return false;
+    const auto address = asio::ip::make_address(options.tcp_host == "localhost" ? "127.0.0.1" : options.tcp_host, ec);
+    if (ec || !address.is_loopback()) {
+      error = "TCP listens on loopback only";
+      return false;
+    }
+    tcp_acceptor = std::make_unique<tcp::acceptor>(io);
+    const tcp::endpoint endpoint(address, options.tcp_port);
+    tcp_acceptor->open(endpoint.protocol(), ec);
+    if (!ec) tcp_acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) tcp_acceptor->bind(endpoint, ec);
+    if (!ec) tcp_acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      error = "cannot listen on tcp:" + options.tcp_host + ":" + std::to_string(options.tcp_port) + ": " + ec.message();
+      return false;
+    }
+    logger->info("listening on tcp:" + options.tcp_host + ":" + std::to_string(options.tcp_port));
+    return true;
+  }
+
+  void reap_finished() {
+    std::lock_guard lock(mutex);
+    for (auto it = clients.begin(); it != clients.end();) {
+      if (it->done) {
+        it->thread.join();
+        it = clients.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  // Takes ownership of an accepted socket's descriptor and serves it on a thread.
+  void serve(int fd, bool needs_token) {
+    reap_finished();
+    std::lock_guard lock(mutex);
+    last_activity = std::chrono::steady_clock::now();
+    if (stopping || clients.size() >= kMaxConnections) {
+      logger->error(stopping ? "refusing a client: stopping" : "refusing a client: too many connections");
+      ::close(fd);
+      return;
+    }
+    protocol::SessionOptions session = session_options;
+    if (needs_token) {
+      session.on_initialize = [this, fd](const boost::json::value& params) {
+        const auto* object = params.if_object();
+        const auto* init = object ? object->if_contains("initializationOptions") : nullptr;
+        const auto* given = init && init->is_object() ? init->as_object().if_contains("token") : nullptr;
+        if (!given || !given->is_string() || given->as_string() != token) {
+          logger->error("closing a TCP client that did not present the token");
+          ::shutdown(fd, SHUT_RDWR);
+        }
+      };
+    }
+    clients.emplace_back();
+    Client& client = clients.back();
+    client.connection = std::make_shared<Connection>(binder, std::move(session), fd_stream(fd));
+    client.thread = std::thread([this, &client, fd] {
+      client.connection->run();
+      std::shared_ptr<Connection> finished;
+      {
+        std::lock_guard lock(mutex);
+        finished = std::move(client.connection);
+        last_activity = std::chrono::steady_clock::now();
+      }
+      finished.reset();  // flushes replies, then stops its writer
+      ::close(fd);
+      std::lock_guard lock(mutex);
+      client.done = true;
+    });
+  }
+
+  void accept_next() {
+    if (unix_acceptor) {
+      unix_acceptor->async_accept([this](boost::system::error_code ec, local::socket socket) {
+        if (ec) return;
+        serve(socket.release(), false);
+        accept_next();
+      });
+    } else {
+      tcp_acceptor->async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+        if (ec) return;
+        socket.set_option(tcp::no_delay(true));
+        serve(socket.release(), true);
+        accept_next();
+      });
+    }
+  }
+
+  void watch_idle() {
+    if (options.idle_timeout_seconds == 0) return;
+    idle_timer.expires_after(std::chrono::seconds(1));
+    idle_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      bool idle = false;
+      {
+        reap_finished();
+        std::lock_guard lock(mutex);
+        idle = clients.empty() && std::chrono::steady_clock::now() - last_activity >
+                                      std::chrono::seconds(options.idle_timeout_seconds);
+      }
+      if (idle) {
+        logger->info("idle for " + std::to_string(options.idle_timeout_seconds) + " s: stopping");
+        shut_down();
+        return;
+      }
+      watch_idle();
+    });
+  }
+
+  void shut_down() {
+    boost::system::error_code ignored;
+    if (unix_acceptor) unix_acceptor->close(ignored);
+    if (tcp_acceptor) tcp_acceptor->close(ignored);
+    signals.cancel(ignored);
+    idle_timer.cancel();
+    std::lock_guard lock(mutex);
+    stopping = true;
+    for (auto& client : clients) {
+      if (client.connection) client.connection->close();
+    }
+  }
+};
+
+SocketServer::SocketServer(DaemonOptions options, std::shared_ptr<const protocol::Binder> binder,
+                           protocol::SessionOptions session_options, std::shared_ptr<protocol::Logger> logger)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->binder = std::move(binder);
+  impl_->session_options = std::move(session_options);
+  impl_->logger = std::move(logger);
+}
+
+SocketServer::~SocketServer() = default;
+
+int SocketServer::run() {
+  Impl& s = *impl_;
+  std::string error;
+  if (!s.listen(error)) {
+    s.logger->error(error);
+    std::fprintf(stderr, "heapleakd: %s\n", error.c_str());
+    return 1;
+  }
+  s.signals.async_wait([&s](boost::system::error_code ec, int signal) {
+    if (ec) return;
+    s.logger->info(std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
+    s.shut_down();
+  });
+  s.accept_next();
+  s.watch_idle();
+  s.io.run();
+  // Every client's thread ends once its connection is closed.
+  for (;;) {
+    s.reap_finished();
+    {
+      std::lock_guard lock(s.mutex);
+      if (s.clients.empty()) break;
+      for (auto& client : s.clients) {
+        if (client.connection) client.connection->close();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (s.socket_created) ::unlink(s.options.socket_path.c_str());
+  s.logger->info("stopped");
+  return 0;
+}
+
+void SocketServer::stop() {
+  asio::post(impl_->io, [this] { impl_->shut_down(); });
+}
+
+}  // namespace heapleak::daemon

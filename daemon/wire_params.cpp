@@ -1,0 +1,55 @@
+#include "daemon/wire_params.h"
+
+#include "protocol/params.h"
+
+namespace heapleak::daemon {
+using protocol::FieldReader;
+
+LoadHeapParams tag_invoke(boost::json::value_to_tag<LoadHeapParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  return {r.required<std::string>("path"), r.optional<std::string>("name")};
+}
+
+HeapParams tag_invoke(boost::json::value_to_tag<HeapParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  return {r.required<std::string>("heap")};
+}
+
+StatsParams tag_invoke(boost::json::value_to_tag<StatsParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  StatsParams p;
+  p.baseline = r.required<std::string>("baseline");
+  p.target = r.required<std::string>("target");
+  p.later = r.optional<std::string>("later");
+  p.group_by = r.optional<std::string>("groupBy", p.group_by);
+  p.limit = r.optional<std::size_t>("limit", p.limit);
+  p.samples = r.optional<std::size_t>("samples", p.samples);
+  return p;
+}
+
+RootParams tag_invoke(boost::json::value_to_tag<RootParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  RootParams p;
+  p.heap = r.required<std::string>("heap");
+  p.addresses = r.required<std::vector<std::string>>("addresses");
+  p.min_samples = r.optional<std::size_t>("minSamples", p.min_samples);
+  p.max_nodes = r.optional<std::size_t>("maxNodes", p.max_nodes);
+  return p;
+}
+
+AddressParams tag_invoke(boost::json::value_to_tag<AddressParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  return {r.required<std::string>("heap"), r.required<std::string>("address")};
+}
+
+PageParams tag_invoke(boost::json::value_to_tag<PageParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  PageParams p;
+  p.heap = r.required<std::string>("heap");
+  p.address = r.required<std::string>("address");
+  p.offset = r.optional<std::size_t>("offset", p.offset);
+  p.limit = r.optional<std::size_t>("limit", p.limit);
+  return p;
+}
+
+}  // namespace heapleak::daemon

@@ -1,0 +1,59 @@
+// Params of heapleakd's methods as plain structs, decoded from JSON in one
+// place (field errors become -32602 with the field's path). Results are built
+// with results_json.h. Wire names stay camelCase; C++ names snake_case.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <boost/json/value_to.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace heapleak::daemon {
+
+struct LoadHeapParams {
+  std::string path;
+  std::optional<std::string> name;
+};
+
+struct HeapParams {  // unloadHeap
+  std::string heap;
+};
+
+struct StatsParams {
+  std::string baseline;
+  std::string target;
+  std::optional<std::string> later;
+  std::string group_by = "class";
+  std::size_t limit = 0;     // 0: every group
+  std::size_t samples = 50;  // addresses per group
+};
+
+struct RootParams {
+  std::string heap;
+  std::vector<std::string> addresses;
+  std::size_t min_samples = 0;
+  std::size_t max_nodes = 20'000'000;  // visit budget of the backward search
+};
+
+struct AddressParams {  // pathToRoot, object
+  std::string heap;
+  std::string address;
+};
+
+struct PageParams {  // referrers, references
+  std::string heap;
+  std::string address;
+  std::size_t offset = 0;
+  std::size_t limit = 100;
+};
+
+LoadHeapParams tag_invoke(boost::json::value_to_tag<LoadHeapParams>, const boost::json::value& v);
+HeapParams tag_invoke(boost::json::value_to_tag<HeapParams>, const boost::json::value& v);
+StatsParams tag_invoke(boost::json::value_to_tag<StatsParams>, const boost::json::value& v);
+RootParams tag_invoke(boost::json::value_to_tag<RootParams>, const boost::json::value& v);
+AddressParams tag_invoke(boost::json::value_to_tag<AddressParams>, const boost::json::value& v);
+PageParams tag_invoke(boost::json::value_to_tag<PageParams>, const boost::json::value& v);
+
+}  // namespace heapleak::daemon

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/object_key.h"
+#include "core/ownership.h"
 
 namespace heapleak {
 namespace {
@@ -106,6 +107,35 @@ std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vect
   }
   out += "}\n";
   return out;
+}
+
+
+
+std::string merged_paths_dot(const PathTreeNode& tree, std::size_t max_depth) {
+  std::string out = "digraph owner {\nrankdir=LR\nnode [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  std::size_t next_id = 0;
+  // Iterative walk: (node, its dot id, depth).
+  struct Item {
+    const PathTreeNode* node;
+    std::size_t id;
+    std::size_t depth;
+  };
+  std::vector<Item> stack{{&tree, next_id++, 0}};
+  out += "n0 [label=\"" + escape(tree.key) + "\\n" + std::to_string(tree.count) + " objects\", style=filled, fillcolor=lightgrey];\n";
+  while (!stack.empty()) {
+    const Item item = stack.back();
+    stack.pop_back();
+    if (item.depth >= max_depth) continue;
+    for (auto it = item.node->children.rbegin(); it != item.node->children.rend(); ++it) {
+      const std::size_t id = next_id++;
+      const bool leaf = it->children.empty();
+      out += "n" + std::to_string(id) + " [label=\"" + escape(it->key) + "\\n" + std::to_string(it->count) +
+             (leaf ? "\", color=blue, fontcolor=blue];\n" : "\"];\n");
+      out += "n" + std::to_string(item.id) + " -> n" + std::to_string(id) + ";\n";
+      stack.push_back(Item{&*it, id, item.depth + 1});
+    }
+  }
+  return out + "}\n";
 }
 
 }  // namespace heapleak

@@ -35,4 +35,10 @@ RetainerGraph build_retainer_graph(const Heap& heap, const std::vector<ObjectInd
 
 std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vector<std::string>& comments);
 
+struct PathTreeNode;
+
+// MAT's "merge shortest paths" as dot: one node per class key at each depth
+// of the paths from the GC roots, labelled with how many objects pass there.
+std::string merged_paths_dot(const PathTreeNode& tree, std::size_t max_depth = 12);
+
 }  // namespace heapleak

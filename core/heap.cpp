@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/dominators.h"
 #include "core/root_paths.h"
 
 namespace heapleak {
@@ -10,6 +11,11 @@ Heap::Heap(HeapColumns columns, LoadReport report)
     : c_(std::move(columns)), report_(std::move(report)) {}
 
 Heap::~Heap() = default;
+
+const DominatorTree& Heap::dominators() const {
+  std::call_once(dominators_once_, [this] { dominators_ = std::make_unique<const DominatorTree>(*this); });
+  return *dominators_;
+}
 
 const RootPaths& Heap::root_paths() const {
   std::call_once(root_paths_once_, [this] { root_paths_ = std::make_unique<const RootPaths>(*this); });

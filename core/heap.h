@@ -20,6 +20,7 @@
 
 namespace heapleak {
 
+class DominatorTree;
 class RootPaths;
 
 using ObjectIndex = std::uint32_t;
@@ -118,12 +119,15 @@ class Heap {
 
   // Analyses computed once, on first use, and cached on the snapshot.
   const RootPaths& root_paths() const;
+  const DominatorTree& dominators() const;
 
  private:
   HeapColumns c_;
   LoadReport report_;
   mutable std::once_flag root_paths_once_;
   mutable std::unique_ptr<const RootPaths> root_paths_;
+  mutable std::once_flag dominators_once_;
+  mutable std::unique_ptr<const DominatorTree> dominators_;
 };
 
 }  // namespace heapleak

@@ -24,5 +24,6 @@ struct DaemonContext {
 void register_heap_methods(protocol::Binder& binder, DaemonContext& context);
 void register_analysis_methods(protocol::Binder& binder, DaemonContext& context);
 void register_browse_methods(protocol::Binder& binder, DaemonContext& context);
+void register_ownership_methods(protocol::Binder& binder, DaemonContext& context);
 
 }  // namespace heapleak::daemon

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -56,8 +57,13 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
     LoadControl control;
     control.cancel = &cancel;
     control.progress = [&rc](std::uint64_t done, std::uint64_t total) {
+      auto mib = [](std::uint64_t bytes) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1 << 20));
+        return std::string(text);
+      };
       rc.progress.report(total == 0 ? 100 : static_cast<unsigned>(done * 100 / total),
-                         std::to_string(done >> 20) + " of " + std::to_string(total >> 20) + " MiB");
+                         mib(done) + " of " + mib(total) + " MiB");
     };
     auto heap = load_heap(path, {}, control);
     rc.progress.end();

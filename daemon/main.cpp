@@ -22,7 +22,11 @@ namespace {
 using namespace heapleak;
 using namespace heapleak::daemon;
 
-std::atomic<bool> g_stop_stdio{false};
+// Set by stopDaemon and by SIGTERM/SIGINT: the stdio read loop ends and the
+// process exits 0. The connection's own shutdown (stop reading at its end)
+// sets only g_stop_reading, so a plain EOF keeps LSP's exit code.
+std::atomic<bool> g_stop_requested{false};
+std::atomic<bool> g_stop_reading{false};
 
 // stdin/stdout: reads poll so a stop request (stopDaemon, a signal) ends the
 // read loop within a fifth of a second even when the client is silent.
@@ -30,7 +34,7 @@ ByteStream stdio_stream() {
   return ByteStream{
       [](char* buffer, std::size_t size) -> long {
         for (;;) {
-          if (g_stop_stdio) return 0;
+          if (g_stop_requested || g_stop_reading) return 0;
           pollfd fd{0, POLLIN, 0};
           const int ready = ::poll(&fd, 1, 200);
           if (ready < 0 && errno != EINTR) return -1;
@@ -49,15 +53,20 @@ ByteStream stdio_stream() {
         }
         return true;
       },
-      [] { g_stop_stdio = true; },
-      [] { g_stop_stdio = true; },
+      [] { g_stop_reading = true; },
+      [] { g_stop_reading = true; },
   };
 }
 
-boost::json::object capabilities(const protocol::Binder& binder) {
+boost::json::object capabilities(const protocol::Binder& binder, const DaemonOptions& options) {
   boost::json::array methods;
   for (const auto& name : binder.request_methods()) methods.emplace_back(name);
+  // Who is answering: lets a client confirm a stop or find the daemon's log.
+  boost::json::object daemon{{"pid", ::getpid()}};
+  if (options.mode == DaemonOptions::Mode::kUnix) daemon["socket"] = options.socket_path;
+  if (options.idle_timeout_seconds != 0) daemon["idleTimeoutSeconds"] = options.idle_timeout_seconds;
   return boost::json::object{{"methods", std::move(methods)},
+                             {"daemon", std::move(daemon)},
                              {"framing", boost::json::array{"content-length", "ndjson"}},
                              {"workDoneProgress", true},
                              {"cancelRequest", true}};
@@ -74,6 +83,14 @@ int main(int argc, char** argv) {
     return exit_code;
   }
   ::signal(SIGPIPE, SIG_IGN);
+  // With --stdio a thread waits for SIGTERM/SIGINT with sigwait: every thread
+  // (the worker pools below included) must have them blocked, so block them
+  // before any thread starts.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  if (options->mode == DaemonOptions::Mode::kStdio) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   auto logger = std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
 
   HeapStore store(options->max_memory);
@@ -85,38 +102,30 @@ int main(int argc, char** argv) {
   register_heap_methods(*binder, context);
   register_analysis_methods(*binder, context);
   register_browse_methods(*binder, context);
+  register_ownership_methods(*binder, context);
 
   protocol::SessionOptions session;
   session.server_version = "0.1.0";
-  session.capabilities = capabilities(*binder);
+  session.capabilities = capabilities(*binder, *options);
   session.logger = logger;
 
   if (options->mode == DaemonOptions::Mode::kStdio) {
     // Signals stop the read loop like stopDaemon does; a thread waits for them
-    // so the handler-free path stays async-signal-safe.
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    // so no work happens in a signal handler.
     std::thread([stop_signals, logger] {
       int signal = 0;
       if (sigwait(&stop_signals, &signal) == 0) {
         logger->info(std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
-        g_stop_stdio = true;
+        g_stop_requested = true;
       }
     }).detach();
-    bool stopped = false;
-    request_stop = [&stopped] {
-      stopped = true;
-      g_stop_stdio = true;
-    };
+    request_stop = [] { g_stop_requested = true; };
     int code;
     {
       Connection connection(binder, session, stdio_stream());
       code = connection.run();
     }
-    return stopped || g_stop_stdio ? 0 : code;
+    return g_stop_requested ? 0 : code;
   }
 
   SocketServer server(*options, binder, session, logger);

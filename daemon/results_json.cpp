@@ -1,6 +1,8 @@
 #include "daemon/results_json.h"
 
 #include "core/object_key.h"
+#include "core/record_reader.h"
+#include "core/dominators.h"
 
 namespace heapleak {
 namespace json = boost::json;
@@ -122,6 +124,126 @@ json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
     out["rootPath"] = root_path_json(heap, answer.retainer_root_path);
   }
   return out;
+}
+
+
+namespace {
+
+json::object owner_brief_json(const Heap& heap, const Owner& owner) {
+  if (owner.object == kNoObject) return json::object{{"address", nullptr}, {"objects", owner.objects}};
+  json::object out = object_brief_json(heap, owner.object);
+  out["retained"] = owner.retained;
+  out["objects"] = owner.objects;
+  return out;
+}
+
+json::value dominator_json(const Heap& heap, ObjectIndex idom) {
+  if (idom == kNoObject) return nullptr;
+  if (idom == DominatorTree::kSuperRoot) return "ROOT";
+  return json::value(format_address(heap.address(idom)));
+}
+
+}  // namespace
+
+json::array path_tree_json(const Heap& heap, const PathTreeNode& node) {
+  json::array children;
+  for (const auto& child : node.children) {
+    json::object item{{"key", child.key}, {"count", child.count}};
+    if (child.example != kNoObject) item["example"] = format_address(heap.address(child.example));
+    item["children"] = path_tree_json(heap, child);
+    children.push_back(std::move(item));
+  }
+  return children;
+}
+
+json::object owner_json(const Heap& heap, const OwnerReport& report) {
+  json::array owners;
+  for (const auto& owner : report.owners) owners.push_back(owner_brief_json(heap, owner));
+  return json::object{
+      {"owner", report.owner.object == kNoObject ? json::value(nullptr)
+                                                 : json::value(owner_brief_json(heap, report.owner))},
+      {"owners", std::move(owners)},
+      {"objects", report.set.size()},
+      {"unreachable", addresses_json(heap, report.unreachable)},
+      {"root", report.owner_path.root},
+      {"path", addresses_json(heap, report.owner_path.path)},
+      {"paths", json::object{{"key", report.merged_paths.key},
+                             {"count", report.merged_paths.count},
+                             {"children", path_tree_json(heap, report.merged_paths)}}},
+      {"dot", merged_paths_dot(report.merged_paths)},
+  };
+}
+
+json::object explanation_json(const Heap& target, const LeakDiff& diff, const std::vector<LeakExplanation>& leaks,
+                              std::size_t samples) {
+  json::array out;
+  for (const auto& leak : leaks) {
+    json::array owners;
+    for (const auto& owner : leak.owners) owners.push_back(owner_brief_json(target, owner));
+    std::vector<ObjectIndex> shown(leak.group.samples.begin(),
+                                   leak.group.samples.begin() + std::min(samples, leak.group.samples.size()));
+    out.push_back(json::object{{"key", leak.group.key},
+                               {"count", leak.group.count},
+                               {"memsize", leak.group.memsize},
+                               {"retained", leak.retained},
+                               {"owners", std::move(owners)},
+                               {"root", leak.path.root},
+                               {"path", addresses_json(target, leak.path.path)},
+                               {"samples", addresses_json(target, shown)}});
+  }
+  json::array warnings;
+  for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
+  return json::object{{"leaks", std::move(out)},
+                      {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
+                      {"rule", diff.rule},
+                      {"compacted", diff.compacted},
+                      {"warnings", std::move(warnings)}};
+}
+
+json::object retained_json(const Heap& heap, ObjectIndex i) {
+  const DominatorTree& tree = heap.dominators();
+  json::object out = object_brief_json(heap, i);
+  out["reachable"] = tree.reachable(i);
+  out["retained"] = tree.retained(i);
+  out["dominator"] = dominator_json(heap, tree.idom(i));
+  return out;
+}
+
+json::object top_retainers_json(const Heap& heap, std::size_t limit, bool by_class) {
+  const DominatorTree& tree = heap.dominators();
+  json::object out{{"reachable", tree.reachable_count()},
+                   {"unreachable", json::object{{"count", tree.unreachable_count()},
+                                                {"memsize", tree.unreachable_bytes()}}}};
+  if (by_class) {
+    json::array classes;
+    for (const auto& entry : top_retainers_by_class(heap, limit)) {
+      classes.push_back(json::object{{"key", entry.key}, {"count", entry.count}, {"retained", entry.retained}});
+    }
+    out["classes"] = std::move(classes);
+  } else {
+    json::array retainers;
+    for (const auto& entry : top_retainers(heap, limit)) {
+      json::object item = object_brief_json(heap, entry.object);
+      item["retained"] = entry.retained;
+      item["dominator"] = dominator_json(heap, tree.idom(entry.object));
+      retainers.push_back(std::move(item));
+    }
+    out["retainers"] = std::move(retainers);
+  }
+  return out;
+}
+
+json::value string_value_json(const Heap& heap, ObjectIndex i) {
+  auto text = read_record_text(heap, i);
+  if (!text) return nullptr;
+  boost::system::error_code error;
+  json::value record = json::parse(*text, error);
+  if (error || !record.is_object()) return nullptr;
+  const json::value* value = record.as_object().if_contains("value");
+  if (!value || !value->is_string()) return nullptr;
+  std::string content(value->as_string());
+  if (content.size() > 200) content = content.substr(0, 200) + "...";
+  return json::value(content);
 }
 
 }  // namespace heapleak

@@ -9,6 +9,7 @@
 
 #include "core/heap.h"
 #include "core/leak_diff.h"
+#include "core/ownership.h"
 #include "core/retainer_report.h"
 #include "core/root_paths.h"
 
@@ -21,5 +22,20 @@ boost::json::array addresses_json(const Heap& heap, const std::vector<ObjectInde
 
 boost::json::object retainer_json(const Heap& heap, const RetainerReport& report);
 boost::json::object root_path_json(const Heap& heap, const RootPath& path);
+
+}  // namespace heapleak
+
+
+namespace heapleak {
+
+boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
+boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,
+                                     const std::vector<LeakExplanation>& leaks, std::size_t samples);
+boost::json::object retained_json(const Heap& heap, ObjectIndex i);
+boost::json::object top_retainers_json(const Heap& heap, std::size_t limit, bool by_class);
+boost::json::array path_tree_json(const Heap& heap, const PathTreeNode& node);
+// A STRING's content read back from the dump (the heap keeps only a hash),
+// cut at 200 characters; null when it cannot be read.
+boost::json::value string_value_json(const Heap& heap, ObjectIndex i);
 
 }  // namespace heapleak

@@ -52,4 +52,13 @@ PageParams tag_invoke(boost::json::value_to_tag<PageParams>, const boost::json::
   return p;
 }
 
+TopParams tag_invoke(boost::json::value_to_tag<TopParams>, const boost::json::value& v) {
+  FieldReader r(v);
+  TopParams p;
+  p.heap = r.required<std::string>("heap");
+  p.limit = r.optional<std::size_t>("limit", p.limit);
+  p.group_by = r.optional<std::string>("groupBy", p.group_by);
+  return p;
+}
+
 }  // namespace heapleak::daemon

@@ -49,6 +49,13 @@ struct PageParams {  // referrers, references
   std::size_t limit = 100;
 };
 
+struct TopParams {  // topRetainers, duplicateStrings
+  std::string heap;
+  std::size_t limit = 20;
+  std::string group_by = "object";
+};
+
+TopParams tag_invoke(boost::json::value_to_tag<TopParams>, const boost::json::value& v);
 LoadHeapParams tag_invoke(boost::json::value_to_tag<LoadHeapParams>, const boost::json::value& v);
 HeapParams tag_invoke(boost::json::value_to_tag<HeapParams>, const boost::json::value& v);
 StatsParams tag_invoke(boost::json::value_to_tag<StatsParams>, const boost::json::value& v);

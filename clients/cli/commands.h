@@ -11,5 +11,8 @@ int run_stats(const std::vector<std::string>& argv);
 int run_root(const std::vector<std::string>& argv);
 int run_path(const std::vector<std::string>& argv);
 int run_info(const std::vector<std::string>& argv);
+int run_explain(const std::vector<std::string>& argv);
+int run_owner(const std::vector<std::string>& argv);
+int run_top(const std::vector<std::string>& argv);
 
 }  // namespace heapleak::cli

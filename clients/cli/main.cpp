@@ -18,6 +18,12 @@ usage:
       the nearest object that holds all the sample objects, as a Graphviz graph
   heapleak path HEAP ADDR [--json]
       the shortest path from a GC root to an object
+  heapleak explain A B [C] [--json]
+      the leak groups with their owners, retained bytes and root paths
+  heapleak owner HEAP ADDR... [--dot] [--json]
+      the object that owns (dominates) the given objects
+  heapleak top HEAP [--by object|class] [--json]
+      what keeps the most memory alive, and duplicate strings
   heapleak info HEAP [--json]
       what the dump holds and what could not be read
 
@@ -41,6 +47,9 @@ int main(int argc, char** argv) {
     if (command == "root") return run_root(args);
     if (command == "path") return run_path(args);
     if (command == "info") return run_info(args);
+    if (command == "explain") return run_explain(args);
+    if (command == "owner") return run_owner(args);
+    if (command == "top") return run_top(args);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << kUsage;
       return kExitOk;

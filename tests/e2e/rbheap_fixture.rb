@@ -86,4 +86,17 @@ if path
   E2E.check(path['root'].is_a?(String) && !path['root'].empty?, 'path names a root category')
 end
 
+# --- owner and explain: the ARRAY owns the leaked strings, Leaky above it
+own = E2E.json('owner', h2, *samples, '--json')
+if own
+  E2E.check(own.dig('owner', 'address') == ARRAY, "owner is the ARRAY #{ARRAY}", "got #{own.dig('owner', 'address').inspect}")
+  E2E.check(own['path'].last(2) == [LEAKY, ARRAY], 'owner path ends CLASS Leaky -> ARRAY')
+end
+exp = E2E.json('explain', h1, h2, h3, '--json')
+if exp
+  strings = (exp['leaks'] || []).find { |l| l['key'] == 'STRING' }
+  E2E.check(strings && strings['owners'].any? { |o| o['address'] == ARRAY && o['objects'] >= 50 },
+            'explain: the ARRAY owns the 50 leaked strings', strings.inspect[0, 300])
+end
+
 E2E.finish

@@ -89,4 +89,28 @@ if (ret = q.dig('retainer', 'address'))
   end
 end
 
+# --- owner: the dominator of the samples is the truth retainer; explain ranks
+# the leak's groups under that owner, with a root path ending at it
+ret = q.dig('retainer', 'address')
+own = E2E.json('owner', b, *q['samples'], '--json')
+if own
+  E2E.check(own.dig('owner', 'address') == ret, 'owner of the samples is the truth retainer',
+            "got #{own.dig('owner', 'address').inspect}, want #{ret}")
+  E2E.check(own['path'].is_a?(Array) && own['path'].last == ret, 'owner path ends at the owner')
+  (q['owner_chain'] || []).each do |above|
+    E2E.check(own['path'].include?(above['address']), "owner path passes #{above['what']}")
+  end
+end
+exp = E2E.json('explain', a, b, c, '--json')
+if exp
+  leaks = exp['leaks'] || []
+  E2E.check(!leaks.empty?, 'explain lists leak groups')
+  E2E.check(leaks.each_cons(2).all? { |x, y| x['retained'] >= y['retained'] }, 'explain is ranked by retained bytes')
+  top = leaks.first || {}
+  E2E.info("explain #1: #{top['key']} x#{top['count']} retaining #{top['retained']} owned by #{top.dig('owners', 0, 'address')}")
+  E2E.check(top.dig('owners', 0, 'address') == ret, "explain's first group is owned by the truth retainer",
+            "got #{top.dig('owners', 0, 'address').inspect}")
+  E2E.check(top['path'].is_a?(Array) && top['path'].last == ret, "explain's first path ends at the owner")
+end
+
 E2E.finish

@@ -1,0 +1,78 @@
+// `heapleak explain A B C`: the leak groups of the diff, each with who owns
+// it, how many bytes it keeps alive and how that owner is reached from a GC
+// root, ranked by retained bytes. The answer to start with.
+#include <future>
+#include <iostream>
+#include <sstream>
+
+#include "clients/cli/cli_output.h"
+#include "clients/cli/commands.h"
+#include "clients/cli/text_format.h"
+#include "core/ownership.h"
+#include "daemon/results_json.h"
+
+namespace heapleak::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: heapleak explain A B [C] [options]
+
+The leak diff (objects new in B and still alive in C), each group with its
+owner (the object whose release would free the group: their lowest common
+dominator), the bytes it retains and its path from a GC root, ranked by
+retained bytes.
+
+options:
+  --limit N   explain the N largest groups (default 10)
+  --json      print {leaks: [{key, count, memsize, retained, owners, path}], ...}
+  -o FILE     write to FILE instead of stdout
+)";
+
+}  // namespace
+
+int run_explain(const std::vector<std::string>& argv) {
+  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--limit", "-o"}});
+  if (args.has("--help") || args.has("-h")) {
+    std::cout << kHelp;
+    return kExitOk;
+  }
+  if (args.positional.size() < 2 || args.positional.size() > 3) throw UsageError{"expects two or three dumps: A B [C]"};
+  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
+  // Only B needs references; A and C answer identity questions.
+  std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
+  for (std::size_t k = 0; k < args.positional.size(); ++k) {
+    LoadOptions options;
+    options.build_edges = k == 1;
+    loads.push_back(std::async(std::launch::async, [path = args.positional[k], options] { return load_heap(path, options); }));
+  }
+  std::vector<std::shared_ptr<const Heap>> heaps;
+  for (auto& load : loads) {
+    auto heap = load.get();
+    if (!heap) return report_error(heap.error());
+    warn_about_load(**heap);
+    heaps.push_back(*heap);
+  }
+  const Heap& target = *heaps[1];
+  const LeakDiff diff = diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr);
+  for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+  const auto leaks = explain_leak(target, diff, limit);
+  if (args.has("--json")) return write_output(args, to_json_text(explanation_json(target, diff, leaks, 20))) ? kExitOk : kExitInput;
+
+  std::ostringstream out;
+  out << "Leaks by bytes retained (" << diff.total_count << " objects new in B and alive in C):\n";
+  int rank = 0;
+  for (const auto& leak : leaks) {
+    out << ++rank << ". " << leak.group.key << ": " << leak.group.count << " objects, " << human_bytes(leak.group.memsize)
+        << ", retaining " << human_bytes(leak.retained) << "\n";
+    if (leak.owners.empty()) out << "   owner: none (not reachable from a GC root)\n";
+    for (std::size_t k = 0; k < leak.owners.size() && k < 3; ++k) {
+      const Owner& owner = leak.owners[k];
+      if (owner.object == kNoObject) continue;
+      out << "   owner: " << describe_object(target, owner.object) << " retains " << human_bytes(owner.retained)
+          << " (" << owner.objects << " of the group)\n";
+    }
+    if (!leak.path.path.empty()) out << "   path:  " << describe_path(target, leak.path) << "\n";
+  }
+  return write_output(args, out.str()) ? kExitOk : kExitInput;
+}
+
+}  // namespace heapleak::cli

@@ -1,0 +1,185 @@
+// stats, root, path: the leak diff, the common retainer (as a graph) and the
+// path from a GC root, with heaps named by id, name or dump path.
+#include <boost/json.hpp>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "clients/client/commands.h"
+#include "clients/client/exit_codes.h"
+#include "clients/client/graphviz.h"
+#include "clients/client/heap_resolver.h"
+#include "clients/client/output.h"
+#include "clients/client/table.h"
+
+namespace heapleak::client {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t kDefaultTableGroups = 20;
+constexpr std::size_t kSamplesShown = 3;
+
+void write_text(const std::string& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw ClientError{kExitDaemonError, "cannot write " + file};
+}
+
+std::string describe(const json::value& brief) {
+  std::string text = str(brief, "address") + " " + str(brief, "class");
+  if (auto where = location(brief); !where.empty()) text += " (" + where + ")";
+  return text;
+}
+
+}  // namespace
+
+int run_stats(CommandContext& ctx) {
+  const Args& args = ctx.args();
+  json::object params;
+  params["baseline"] = resolve_heap(ctx, args.positionals[0]);
+  params["target"] = resolve_heap(ctx, args.positionals[1]);
+  if (args.positionals.size() > 2) params["later"] = resolve_heap(ctx, args.positionals[2]);
+  if (auto by = args.value("--by")) params["groupBy"] = *by;
+  if (args.value("--samples")) params["samples"] = args.number("--samples", 50);
+  if (args.value("--limit")) {
+    params["limit"] = args.number("--limit", 0);
+  } else if (!ctx.json()) {
+    params["limit"] = kDefaultTableGroups;
+  }
+  const json::value result = ctx.rpc().call_or_throw("stats", std::move(params));
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  const Terminal& term = ctx.term();
+  const json::value* total = member(result, "total");
+  const std::uint64_t group_count = num(result, "groupCount");
+  std::cout << term.paint(str(result, "target") + " vs " + str(result, "baseline") +
+                              (member(result, "later") ? ", still alive in " + str(result, "later") : std::string()),
+                          "1")
+            << ": " << grouped(total ? num(*total, "count") : 0) << " objects, "
+            << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " in " << grouped(group_count)
+            << (group_count == 1 ? " group" : " groups") << " by " << str(result, "groupBy") << "\n";
+  Table table({{"GROUP", false, true, ""},
+               {"COUNT", true, false, ""},
+               {"BYTES", true, false, ""},
+               {"SAMPLES", false, true, "36"}});
+  const json::value* groups = member(result, "groups");
+  std::size_t shown = 0;
+  if (groups && groups->is_array()) {
+    for (const auto& group : groups->as_array()) {
+      std::string samples;
+      const json::value* list = member(group, "samples");
+      std::size_t k = 0;
+      if (list && list->is_array()) {
+        for (const auto& address : list->as_array()) {
+          if (k++ == kSamplesShown) break;
+          if (address.is_string()) samples += (samples.empty() ? "" : " ") + std::string(address.as_string());
+        }
+      }
+      table.add({str(group, "key"), grouped(num(group, "count")),
+                 human_bytes(static_cast<double>(num(group, "memsize"))), samples});
+      ++shown;
+    }
+  }
+  if (!table.empty()) table.print(std::cout, term);
+  if (group_count > shown) {
+    std::cout << "... " << grouped(group_count - shown) << " more groups (--limit 0 shows all)\n";
+  }
+  if (const json::value* warnings = member(result, "warnings"); warnings && warnings->is_array()) {
+    for (const auto& warning : warnings->as_array()) {
+      if (warning.is_string()) std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int run_root(CommandContext& ctx) {
+  const Args& args = ctx.args();
+  const std::string format = args.value("--format").value_or("dot");
+  const std::string output = args.value("-o").value_or("");
+  if (format != "dot" && format != "svg" && format != "png") {
+    throw ClientError{kExitUsage, "--format expects dot, svg or png, got '" + format + "'"};
+  }
+  std::optional<std::string> dot_binary;
+  if (format != "dot" && !ctx.json()) {
+    dot_binary = find_dot();
+    if (!dot_binary) throw ClientError{kExitNoGraphviz, graphviz_install_hint()};
+    if (format == "png" && output.empty() && ::isatty(1)) {
+      throw ClientError{kExitUsage, "--format png writes binary data; give -o FILE or redirect stdout"};
+    }
+  }
+  json::array addresses;
+  for (std::size_t k = 1; k < args.positionals.size(); ++k) addresses.emplace_back(args.positionals[k]);
+  json::object params{{"heap", resolve_heap(ctx, args.positionals[0])}, {"addresses", std::move(addresses)}};
+  if (args.value("--min-samples")) params["minSamples"] = args.number("--min-samples", 0);
+  if (args.value("--max-nodes")) params["maxNodes"] = args.number("--max-nodes", 0);
+  const json::value result = ctx.rpc().call_or_throw("root", std::move(params));
+  if (ctx.json()) {
+    if (output.empty()) {
+      print_json(std::cout, result);
+    } else {
+      write_text(output, json::serialize(result) + "\n");
+    }
+    return kExitOk;
+  }
+  const json::value* retainer = member(result, "retainerObject");
+  const json::value* sample_list = member(result, "samples");
+  const std::size_t sample_count = sample_list && sample_list->is_array() ? sample_list->as_array().size() : 0;
+  std::string summary;
+  if (retainer) {
+    summary = "retainer " + describe(*retainer) + ": holds " + std::to_string(num(result, "samplesReached")) + " of " +
+              std::to_string(sample_count) + " samples at distance " + std::to_string(num(result, "distance"));
+  } else {
+    summary = "no common retainer: " + std::string(flag(result, "budgetExhausted")
+                                                       ? "the search gave up after visiting " +
+                                                             grouped(num(result, "visited")) + " objects (--max-nodes)"
+                                                       : "no single object holds the samples (try --min-samples)");
+  }
+  const std::string dot = str(result, "dot");
+  if (format == "dot") {
+    if (output.empty()) {
+      std::cout << dot;
+      std::cout.flush();
+    } else {
+      write_text(output, dot);
+    }
+  } else if (std::string error = render_graph(*dot_binary, dot, format, output); !error.empty()) {
+    throw ClientError{kExitDaemonError, error};
+  }
+  // stdout carries the graph unless it went to a file; the summary goes where it does no harm.
+  (output.empty() ? std::cerr : std::cout) << summary << (output.empty() ? "" : "; graph written to " + output)
+                                           << "\n";
+  return retainer ? kExitOk : kExitNoAnswer;
+}
+
+int run_path(CommandContext& ctx) {
+  const Args& args = ctx.args();
+  const json::value result = ctx.rpc().call_or_throw(
+      "pathToRoot", json::object{{"heap", resolve_heap(ctx, args.positionals[0])}, {"address", args.positionals[1]}});
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  std::cout << ctx.term().paint("root: " + str(result, "root"), "1") << "\n";
+  Table table({{"#", true, false, ""},
+               {"ADDRESS", false, false, "36"},
+               {"TYPE", false, false, ""},
+               {"CLASS", false, true, ""},
+               {"BYTES", true, false, ""},
+               {"LOCATION", false, true, ""}});
+  std::size_t k = 0;
+  if (const json::value* objects = member(result, "objects"); objects && objects->is_array()) {
+    for (const auto& brief : objects->as_array()) {
+      std::vector<std::string> row = brief_row(brief);
+      row.insert(row.begin(), std::to_string(k++));
+      table.add(std::move(row));
+    }
+  }
+  table.print(std::cout, ctx.term());
+  return kExitOk;
+}
+
+}  // namespace heapleak::client

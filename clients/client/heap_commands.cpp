@@ -1,0 +1,102 @@
+// load, list, unload, stop: the daemon's heap store from the shell.
+#include <boost/json.hpp>
+#include <iostream>
+
+#include "clients/client/commands.h"
+#include "clients/client/exit_codes.h"
+#include "clients/client/heap_resolver.h"
+#include "clients/client/output.h"
+#include "clients/client/table.h"
+
+namespace heapleak::client {
+namespace json = boost::json;
+
+int run_load(CommandContext& ctx) {
+  const std::string path = absolute_path(ctx.args().positionals.at(0));
+  const json::value result = load_with_progress(ctx, path, ctx.args().value("--name"));
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  const Terminal& term = ctx.term();
+  print_fields(std::cout, term,
+               {{"heap", str(result, "heap")},
+                {"name", str(result, "name")},
+                {"path", str(result, "path")},
+                {"objects", grouped(num(result, "objects"))},
+                {"memory", human_bytes(static_cast<double>(num(result, "residentBytes")))},
+                {"loaded in", std::to_string(real(result, "loadSeconds")).substr(0, 5) + " s"},
+                {"traced", flag(result, "traced") ? "yes (allocation sites known)" : "no"}});
+  if (const std::uint64_t broken = num(result, "brokenLines"); broken > 0) {
+    std::cerr << "heapleak-client: warning: skipped " << grouped(broken) << " unreadable lines of "
+              << str(result, "path") << "\n";
+  }
+  return kExitOk;
+}
+
+int run_list(CommandContext& ctx) {
+  const json::value result = ctx.rpc().call_or_throw("listHeaps", json::object{});
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  const json::value* heaps = member(result, "heaps");
+  if (!heaps || !heaps->is_array() || heaps->as_array().empty()) {
+    std::cout << "no heaps loaded\n";
+    return kExitOk;
+  }
+  Table table({{"HEAP", false, false, "1;33"},
+               {"NAME", false, true, ""},
+               {"OBJECTS", true, false, ""},
+               {"MEMORY", true, false, ""},
+               {"LOAD", true, false, ""},
+               {"TRACED", false, false, ""},
+               {"PATH", false, true, ""}});
+  for (const auto& heap : heaps->as_array()) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f s", real(heap, "loadSeconds"));
+    table.add({str(heap, "heap"), str(heap, "name"), grouped(num(heap, "objects")),
+               human_bytes(static_cast<double>(num(heap, "residentBytes"))), seconds,
+               flag(heap, "traced") ? "yes" : "no", str(heap, "path")});
+  }
+  table.print(std::cout, ctx.term());
+  const std::uint64_t max = num(result, "maxBytes");
+  std::cout << "memory: " << human_bytes(static_cast<double>(num(result, "usedBytes"))) << " used"
+            << (max ? " of " + human_bytes(static_cast<double>(max)) + " (--max-memory)" : std::string(", no limit"))
+            << "\n";
+  return kExitOk;
+}
+
+int run_unload(CommandContext& ctx) {
+  const std::string heap = resolve_heap(ctx, ctx.args().positionals.at(0), /*may_load=*/false);
+  const json::value result = ctx.rpc().call_or_throw("unloadHeap", json::object{{"heap", heap}});
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  std::cout << "unloaded " << str(result, "heap") << " (" << str(result, "name") << ")\n";
+  return kExitOk;
+}
+
+int run_stop(CommandContext& ctx) {
+  RpcClient* rpc = ctx.rpc_if_running();
+  if (!rpc) {
+    // Stopping what is not running is not a failure: the goal is reached.
+    if (ctx.json()) {
+      print_json(std::cout, nullptr);
+    } else {
+      std::cout << "no heapleakd is running on "
+                << ctx.daemon_options().socket.value_or(default_socket_path()) << "\n";
+    }
+    return kExitOk;
+  }
+  const json::value result = rpc->call_or_throw("stopDaemon", nullptr);
+  if (ctx.json()) {
+    print_json(std::cout, result);
+  } else {
+    std::cout << "heapleakd stopped\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace heapleak::client

@@ -1,0 +1,77 @@
+#include "clients/client/heap_resolver.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "clients/client/exit_codes.h"
+#include "clients/client/progress_bar.h"
+
+namespace heapleak::client {
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string field(const json::value& object, std::string_view key) {
+  const json::value* value = object.is_object() ? object.as_object().if_contains(key) : nullptr;
+  return value && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+
+bool looks_like_path(const std::string& arg) {
+  return arg.find('/') != std::string::npos || arg.ends_with(".json") || arg.ends_with(".gz") ||
+         arg.ends_with(".heap") || arg.ends_with(".jsonl");
+}
+
+}  // namespace
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  return (ec ? fs::path(path) : absolute).lexically_normal().string();
+}
+
+json::value load_with_progress(CommandContext& ctx, const std::string& path, const std::optional<std::string>& name) {
+  static int next_token = 1;
+  json::object params{{"path", path},
+                      {"workDoneToken", "heapleak-client-" + std::to_string(::getpid()) + "-" +
+                                            std::to_string(next_token++)}};
+  if (name) params["name"] = *name;
+  ProgressBar bar(ctx.term().stderr_tty, ctx.term().width);
+  RpcClient& rpc = ctx.rpc();
+  auto result = rpc.call_or_throw("loadHeap", std::move(params), [&bar](std::string_view method, const json::value& p) {
+    if (method == "$/progress") bar.update(p);
+  });
+  bar.clear();
+  return result;
+}
+
+std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_load) {
+  std::error_code ec;
+  const bool is_file = fs::exists(arg, ec);
+  const json::value listing = ctx.rpc().call_or_throw("listHeaps", json::object{});
+  const json::array& heaps = listing.as_object().at("heaps").as_array();
+  if (is_file || looks_like_path(arg)) {
+    const std::string path = absolute_path(arg);
+    for (const auto& heap : heaps) {
+      if (field(heap, "path") == path) return field(heap, "heap");
+    }
+    if (!is_file) {
+      // Not on disk: maybe a heap named like a file ("B.json" is the default name).
+      for (const auto& heap : heaps) {
+        if (field(heap, "heap") == arg || field(heap, "name") == arg) return field(heap, "heap");
+      }
+    }
+    if (!may_load) throw ClientError{kExitUnknownHeap, "no loaded heap came from " + path};
+    return field(load_with_progress(ctx, path, std::nullopt), "heap");
+  }
+  for (const auto& heap : heaps) {
+    if (field(heap, "heap") == arg) return arg;
+  }
+  for (const auto& heap : heaps) {
+    if (field(heap, "name") == arg) return field(heap, "heap");
+  }
+  return arg;  // let the daemon say unknownHeap
+}
+
+}  // namespace heapleak::client

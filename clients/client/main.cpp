@@ -1,0 +1,73 @@
+// heapleak-client: the shell client of heapleakd. Talks only the JSON-RPC
+// protocol (protocol/ for framing); never links core/ or daemon/.
+#include <signal.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "clients/client/client_args.h"
+#include "clients/client/command_context.h"
+#include "clients/client/commands.h"
+#include "clients/client/exit_codes.h"
+#include "clients/client/usage.h"
+
+namespace {
+
+using namespace heapleak::client;
+
+using Runner = int (*)(CommandContext&);
+
+Runner runner_for(const std::string& command) {
+  static const std::pair<const char*, Runner> table[] = {
+      {"load", run_load},       {"list", run_list},
+      {"unload", run_unload},   {"stop", run_stop},
+      {"stats", run_stats},     {"root", run_root},
+      {"path", run_path},       {"inspect", run_inspect},
+      {"referrers", run_referrers}, {"references", run_references},
+      {"rpc", run_rpc},
+  };
+  for (const auto& [name, run] : table) {
+    if (command == name) return run;
+  }
+  return nullptr;
+}
+
+int report(const ClientError& error) {
+  if (!error.message.empty()) std::cerr << "heapleak-client: " << error.message << "\n";
+  if (error.code == kExitUsage) std::cerr << "(see heapleak-client --help)\n";
+  return error.code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);
+  try {
+    Args args = parse_args(std::vector<std::string>(argv + 1, argv + argc));
+    if (args.command == "help") {
+      const std::string page = args.positionals.empty() ? "" : command_usage(args.positionals[0]);
+      std::cout << (page.empty() ? overview_usage() : page);
+      return kExitOk;
+    }
+    if (args.command.empty()) {
+      if (args.help) {
+        std::cout << overview_usage();
+        return kExitOk;
+      }
+      std::cerr << overview_usage();
+      return kExitUsage;
+    }
+    if (args.help) {
+      std::cout << command_usage(args.command);
+      return kExitOk;
+    }
+    CommandContext context(std::move(args), Terminal::detect());
+    return runner_for(context.args().command)(context);
+  } catch (const ClientError& error) {
+    return report(error);
+  } catch (const std::exception& error) {
+    std::cerr << "heapleak-client: unexpected reply from heapleakd: " << error.what() << "\n";
+    return kExitDaemonError;
+  }
+}

@@ -1,0 +1,61 @@
+#include "clients/client/output.h"
+
+#include <boost/json/serialize.hpp>
+
+#include "clients/client/terminal.h"
+
+namespace heapleak::client {
+namespace json = boost::json;
+
+void print_json(std::ostream& out, const json::value& result) { out << json::serialize(result) << "\n"; }
+
+const json::value* member(const json::value& object, std::string_view key) {
+  return object.is_object() ? object.as_object().if_contains(key) : nullptr;
+}
+
+std::string str(const json::value& object, std::string_view key) {
+  const json::value* value = member(object, key);
+  return value && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+
+std::uint64_t num(const json::value& object, std::string_view key) {
+  const json::value* value = member(object, key);
+  if (!value) return 0;
+  if (value->is_uint64()) return value->as_uint64();
+  if (value->is_int64()) return value->as_int64() < 0 ? 0 : static_cast<std::uint64_t>(value->as_int64());
+  if (value->is_double()) return static_cast<std::uint64_t>(value->as_double());
+  return 0;
+}
+
+double real(const json::value& object, std::string_view key) {
+  const json::value* value = member(object, key);
+  return value && value->is_number() ? value->to_number<double>() : 0.0;
+}
+
+bool flag(const json::value& object, std::string_view key) {
+  const json::value* value = member(object, key);
+  return value && value->is_bool() && value->as_bool();
+}
+
+std::string grouped(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out.push_back(',');
+    out.push_back(digits[k]);
+  }
+  return out;
+}
+
+std::string location(const json::value& brief) {
+  const std::string file = str(brief, "file");
+  if (file.empty()) return {};
+  return file + ":" + std::to_string(num(brief, "line"));
+}
+
+std::vector<std::string> brief_row(const json::value& brief) {
+  return {str(brief, "address"), str(brief, "type"), str(brief, "class"),
+          human_bytes(static_cast<double>(num(brief, "memsize"))), location(brief)};
+}
+
+}  // namespace heapleak::client

@@ -1,0 +1,33 @@
+// Small formatting helpers shared by the commands: the daemon's result as one
+// JSON line (--json), fields of results read defensively, and human forms of
+// counts, locations and object briefs. No I/O besides the stream given.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapleak::client {
+
+// --json: the result exactly as the daemon sent it, one line.
+void print_json(std::ostream& out, const boost::json::value& result);
+
+std::string str(const boost::json::value& object, std::string_view key);
+std::uint64_t num(const boost::json::value& object, std::string_view key);
+double real(const boost::json::value& object, std::string_view key);
+bool flag(const boost::json::value& object, std::string_view key);
+const boost::json::value* member(const boost::json::value& object, std::string_view key);
+
+// 12345 -> "12,345".
+std::string grouped(std::uint64_t n);
+
+// "app.rb:12" from an object brief's file/line, or "".
+std::string location(const boost::json::value& brief);
+
+// A table row for an object brief: address, type, class, bytes, location.
+std::vector<std::string> brief_row(const boost::json::value& brief);
+
+}  // namespace heapleak::client

@@ -1,0 +1,62 @@
+#include "clients/client/terminal.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace heapleak::client {
+
+Terminal Terminal::detect() {
+  Terminal term;
+  winsize size{};
+  if (::isatty(1) && ::ioctl(1, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+    term.width = size.ws_col;
+  } else if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0) {
+    term.width = std::atoi(columns);
+  }
+  const char* no_color = std::getenv("NO_COLOR");
+  term.color = ::isatty(1) && !(no_color && *no_color);
+  term.stderr_tty = ::isatty(2);
+  return term;
+}
+
+std::string Terminal::paint(std::string_view text, std::string_view sgr) const {
+  if (!color || sgr.empty()) return std::string(text);
+  return "\x1b[" + std::string(sgr) + "m" + std::string(text) + "\x1b[0m";
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80;
+  return width;
+}
+
+std::string truncate(std::string_view text, std::size_t width) {
+  if (display_width(text) <= width) return std::string(text);
+  if (width <= 3) return std::string(width, '.');
+  std::size_t columns = 0;
+  std::size_t k = 0;
+  for (; k < text.size(); ++k) {
+    if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) {
+      if (columns == width - 3) break;
+      ++columns;
+    }
+  }
+  return std::string(text.substr(0, k)) + "...";
+}
+
+std::string human_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+  return text;
+}
+
+}  // namespace heapleak::client

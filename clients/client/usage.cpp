@@ -1,0 +1,127 @@
+#include "clients/client/usage.h"
+
+#include <map>
+
+#include "clients/client/exit_codes.h"
+
+namespace heapleak::client {
+
+namespace {
+
+constexpr const char* kCommon = R"(
+common options:
+  --json              print the daemon's result as JSON, exactly as it came
+  --socket PATH       the daemon's unix socket (default: $XDG_RUNTIME_DIR/heapleak/heapleakd.sock,
+                      or /tmp/heapleak-UID/heapleakd.sock); started there if nothing listens
+  --idle-timeout SECS an auto-started daemon exits after SECS without clients (default 600)
+  --spawn             use a private `heapleakd --stdio` for this command only
+)";
+
+const std::map<std::string, std::string>& pages() {
+  static const std::map<std::string, std::string> texts = {
+      {"load", R"(usage: heapleak-client load FILE [--name NAME] [--json]
+
+Loads a heap dump (plain or gzipped ObjectSpace.dump_all output) into the
+daemon, where it stays for later commands. Shows a progress bar on a terminal;
+Ctrl-C cancels the load and leaves nothing half-loaded.
+  --name NAME   the heap's name (default: the file name; made unique)
+)"},
+      {"list", R"(usage: heapleak-client list [--json]
+
+Lists the heaps the daemon holds: id, name, objects, memory, load time, path.
+)"},
+      {"unload", R"(usage: heapleak-client unload HEAP [--json]
+
+Drops a heap from the daemon. HEAP is an id (h1), a name, or the loaded file's path.
+)"},
+      {"stats", R"(usage: heapleak-client stats A B [C] [--by class|site|generation] [--limit N] [--samples N] [--json]
+
+The leak: objects in B that were not in A (and are still alive in C), grouped.
+A, B and C are heap ids, names or dump paths; a path not loaded yet is loaded
+first, one already loaded is reused.
+  --by KEY       group by class (default), site (needs allocation tracing) or generation
+  --limit N      groups to show (default 20 in the table, all with --json; 0: all)
+  --samples N    sample addresses kept per group (default 50)
+)"},
+      {"root", R"(usage: heapleak-client root HEAP ADDR... [-o FILE] [--format dot|svg|png] [--min-samples K] [--max-nodes N] [--json]
+
+The nearest object that holds all the sample objects (the leaking cache,
+global or ivar), as a Graphviz graph. Without -o the graph goes to stdout and
+a one-line summary to stderr; with -o FILE the summary goes to stdout.
+  -o FILE            write the graph (or the --json result) to FILE
+  --format FORMAT    dot (default), or svg/png rendered with Graphviz `dot`
+                     (exit 11 with install instructions when it is missing)
+  --min-samples K    accept a retainer that holds only K of the samples
+  --max-nodes N      give up after visiting N objects (default 20,000,000)
+Exit 1 when no common retainer is found (the graph is still written).
+)"},
+      {"path", R"(usage: heapleak-client path HEAP ADDR [--json]
+
+The shortest path from a GC root to the object at ADDR.
+)"},
+      {"inspect", R"(usage: heapleak-client inspect HEAP ADDR [--json]
+
+One object: type, class, size, allocation site, edge counts and its record
+as it appears in the dump.
+)"},
+      {"referrers", R"(usage: heapleak-client referrers HEAP ADDR [--offset N] [--limit N] [--json]
+
+The objects that reference ADDR, a page at a time (default: the first 100).
+)"},
+      {"references", R"(usage: heapleak-client references HEAP ADDR [--offset N] [--limit N] [--json]
+
+The objects ADDR references, a page at a time (default: the first 100).
+)"},
+      {"stop", R"(usage: heapleak-client stop [--socket PATH] [--json]
+
+Stops the resident daemon (stopDaemon); every client's heaps go with it.
+Never starts one: with nothing running it says so and exits 0.
+)"},
+      {"rpc", R"(usage: heapleak-client rpc [FILE|-] [--notifications] [--socket PATH | --spawn]
+
+A scripted session: reads JSON-RPC messages from FILE or stdin (one per line,
+or Content-Length framed), sends them one at a time, waits for each request's
+reply and prints every response as one JSON line. Sends `initialize` itself
+unless the input does. loadHeap's relative paths are made absolute against
+the current directory. Ctrl-C cancels the request in flight.
+  --notifications   also print the daemon's notifications ($/progress ...)
+Exit 0 when every request was answered (error replies included: they are in
+the output), 2 when the input is not JSON-RPC, 13 when the daemon is lost.
+)"},
+  };
+  return texts;
+}
+
+}  // namespace
+
+std::string overview_usage() {
+  return std::string(R"(heapleak-client - ask a running heapleakd why a Ruby process leaks memory
+
+usage: heapleak-client COMMAND [ARGS] [options]
+
+  load FILE [--name N]           load a heap dump into the daemon
+  list                           the loaded heaps
+  unload HEAP                    drop a heap
+  stats A B [C]                  objects new in B (still alive in C), grouped
+  root HEAP ADDR...              the common retainer of the samples, as a graph
+  path HEAP ADDR                 the shortest path from a GC root
+  inspect HEAP ADDR              one object and its dump record
+  referrers HEAP ADDR            who references the object (paged)
+  references HEAP ADDR           what the object references (paged)
+  stop                           stop the resident daemon
+  rpc [FILE|-]                   a scripted JSON-RPC session, responses as JSON lines
+
+HEAP is a heap id (h1), a name, or a dump path (loaded on first use).
+The first command starts a resident heapleakd (found next to this program, via
+$HEAPLEAKD, or on PATH) that later commands reuse. `heapleak-client COMMAND
+--help` tells more. Tables fit the terminal (or $COLUMNS); NO_COLOR turns
+colour off.
+)") + kCommon + "\n" + exit_code_table();
+}
+
+std::string command_usage(const std::string& command) {
+  auto it = pages().find(command);
+  return it == pages().end() ? std::string() : it->second + kCommon;
+}
+
+}  // namespace heapleak::client

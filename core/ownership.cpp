@@ -1,0 +1,210 @@
+#include "core/ownership.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/dominators.h"
+#include "core/object_key.h"
+
+namespace heapleak {
+namespace {
+
+// Sum of retained sizes of the set's objects that no other object of the
+// set dominates (so nothing is counted twice). Walks each object's dominator
+// chain up to `stop` (the set's owner), which is short in practice.
+std::uint64_t retained_by_set(const DominatorTree& tree, std::span<const ObjectIndex> set, ObjectIndex stop) {
+  const std::unordered_set<ObjectIndex> members(set.begin(), set.end());
+  std::uint64_t total = 0;
+  for (ObjectIndex i : set) {
+    bool covered = false;
+    for (ObjectIndex x = tree.idom(i); x != stop && x != DominatorTree::kSuperRoot && x != kNoObject;
+         x = tree.idom(x)) {
+      if (members.contains(x)) {
+        covered = true;
+        break;
+      }
+    }
+    if (!covered) total += tree.retained(i);
+  }
+  return total;
+}
+
+void insert_path(PathTreeNode& node, const Heap& heap, const RootPath& path) {
+  ++node.count;
+  PathTreeNode* current = &node;
+  auto step = [&](std::string key, ObjectIndex example) {
+    auto it = std::find_if(current->children.begin(), current->children.end(),
+                           [&](const PathTreeNode& child) { return child.key == key; });
+    if (it == current->children.end()) {
+      current->children.push_back(PathTreeNode{std::move(key), 0, example, {}});
+      it = current->children.end() - 1;
+    }
+    ++it->count;
+    current = &*it;
+  };
+  step("ROOT " + path.root, kNoObject);
+  for (ObjectIndex i : path.path) step(object_key(heap, i), i);
+}
+
+void sort_tree(PathTreeNode& node) {
+  std::sort(node.children.begin(), node.children.end(),
+            [](const PathTreeNode& a, const PathTreeNode& b) { return a.count != b.count ? a.count > b.count : a.key < b.key; });
+  for (auto& child : node.children) sort_tree(child);
+}
+
+// The set split by the child of the super-root that dominates each part,
+// each part with its own lowest common dominator.
+std::vector<Owner> owners_of_parts(const DominatorTree& tree, std::span<const ObjectIndex> set) {
+  std::map<ObjectIndex, std::vector<ObjectIndex>> parts;
+  for (ObjectIndex i : set) {
+    ObjectIndex top = i;
+    while (tree.idom(top) != DominatorTree::kSuperRoot) top = tree.idom(top);
+    parts[top].push_back(i);
+  }
+  std::vector<Owner> owners;
+  for (const auto& [top, members] : parts) {
+    const ObjectIndex owner = tree.common_dominator(members);
+    owners.push_back(Owner{owner, tree.retained(owner), members.size()});
+  }
+  std::sort(owners.begin(), owners.end(), [](const Owner& a, const Owner& b) {
+    return a.objects != b.objects ? a.objects > b.objects : a.retained > b.retained;
+  });
+  return owners;
+}
+
+}  // namespace
+
+std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
+  const DominatorTree& tree = heap.dominators();
+  std::vector<Retainer> all;
+  all.reserve(heap.size());
+  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+    if (tree.reachable(i)) all.push_back(Retainer{i, tree.retained(i)});
+  }
+  const std::size_t keep = std::min(limit, all.size());
+  std::partial_sort(all.begin(), all.begin() + keep, all.end(), [&](const Retainer& a, const Retainer& b) {
+    return a.retained != b.retained ? a.retained > b.retained : heap.address(a.object) < heap.address(b.object);
+  });
+  all.resize(keep);
+  return all;
+}
+
+std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t limit) {
+  const DominatorTree& tree = heap.dominators();
+  // An object's retained size counts for its class unless an object of the
+  // same class dominates it (a linked list counts once, at its head).
+  std::unordered_map<std::string, ClassRetention> by_key;
+  std::vector<std::string> keys(heap.size());
+  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+    if (!tree.reachable(i)) continue;
+    keys[i] = object_key(heap, i);
+    ClassRetention& entry = by_key[keys[i]];
+    entry.key = keys[i];
+    ++entry.count;
+  }
+  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+    if (!tree.reachable(i)) continue;
+    bool nested = false;
+    for (ObjectIndex x = tree.idom(i); x != DominatorTree::kSuperRoot; x = tree.idom(x)) {
+      if (heap.type(x) == heap.type(i) && keys[x] == keys[i]) {
+        nested = true;
+        break;
+      }
+    }
+    if (!nested) by_key[keys[i]].retained += tree.retained(i);
+  }
+  std::vector<ClassRetention> out;
+  for (auto& [key, entry] : by_key) out.push_back(std::move(entry));
+  std::sort(out.begin(), out.end(), [](const ClassRetention& a, const ClassRetention& b) {
+    return a.retained != b.retained ? a.retained > b.retained : a.key < b.key;
+  });
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, std::size_t max_paths) {
+  const DominatorTree& tree = heap.dominators();
+  OwnerReport report;
+  for (ObjectIndex i : objects) (tree.reachable(i) ? report.set : report.unreachable).push_back(i);
+  report.merged_paths.key = "GC roots";
+  if (report.set.empty()) return report;
+
+  const ObjectIndex owner = tree.common_dominator(report.set);
+  if (owner != DominatorTree::kSuperRoot) {
+    report.owner = Owner{owner, tree.retained(owner), report.set.size()};
+    report.owners.push_back(report.owner);
+  } else {
+    report.owners = owners_of_parts(tree, report.set);
+  }
+  const ObjectIndex first = report.owners.front().object;
+  report.owner_path = heap.root_paths().path_to(heap, first);
+
+  const RootPaths& paths = heap.root_paths();
+  const std::size_t step = std::max<std::size_t>(1, report.set.size() / max_paths);
+  for (std::size_t k = 0; k < report.set.size(); k += step) {
+    RootPath path = paths.path_to(heap, report.set[k]);
+    if (!path.path.empty()) insert_path(report.merged_paths, heap, path);
+  }
+  sort_tree(report.merged_paths);
+  return report;
+}
+
+std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups) {
+  const DominatorTree& tree = target.dominators();
+  // The diff groups keep only samples: regroup the leaked objects fully.
+  std::vector<LeakGroup> groups = group_objects(target, diff.leaked, GroupBy::kClass, SIZE_MAX);
+  if (groups.size() > max_groups) groups.resize(max_groups);
+  std::vector<LeakExplanation> out;
+  for (auto& group : groups) {
+    LeakExplanation explanation;
+    std::vector<ObjectIndex> reachable;
+    for (ObjectIndex i : group.samples) {
+      if (tree.reachable(i)) reachable.push_back(i);
+    }
+    const ObjectIndex owner = tree.common_dominator(reachable);
+    if (owner == kNoObject) {
+      explanation.owners = {};
+    } else if (owner != DominatorTree::kSuperRoot) {
+      explanation.owners.push_back(Owner{owner, tree.retained(owner), reachable.size()});
+    } else {
+      explanation.owners = owners_of_parts(tree, reachable);
+    }
+    explanation.retained = retained_by_set(tree, reachable, owner);
+    if (!explanation.owners.empty() && explanation.owners.front().object != kNoObject) {
+      explanation.path = target.root_paths().path_to(target, explanation.owners.front().object);
+    }
+    explanation.group = std::move(group);
+    out.push_back(std::move(explanation));
+  }
+  std::sort(out.begin(), out.end(), [](const LeakExplanation& a, const LeakExplanation& b) {
+    return a.retained != b.retained ? a.retained > b.retained : a.group.key < b.group.key;
+  });
+  return out;
+}
+
+std::vector<DuplicateStrings> duplicate_strings(const Heap& heap, std::size_t limit, std::size_t samples) {
+  std::unordered_map<std::uint32_t, DuplicateStrings> by_value;
+  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+    if (heap.type(i) != ObjectType::kString || heap.value_hash(i) == 0) continue;
+    DuplicateStrings& entry = by_value[heap.value_hash(i)];
+    entry.value_hash = heap.value_hash(i);
+    ++entry.count;
+    entry.memsize += heap.memsize(i);
+    if (entry.samples.size() < samples) entry.samples.push_back(i);
+  }
+  std::vector<DuplicateStrings> out;
+  for (auto& [hash, entry] : by_value) {
+    if (entry.count < 2) continue;
+    entry.wasted = entry.memsize - entry.memsize / entry.count;
+    out.push_back(std::move(entry));
+  }
+  std::sort(out.begin(), out.end(), [](const DuplicateStrings& a, const DuplicateStrings& b) {
+    return a.wasted != b.wasted ? a.wasted > b.wasted : a.count > b.count;
+  });
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+}  // namespace heapleak

@@ -1,0 +1,104 @@
+// owner, explain, retained, topRetainers, duplicateStrings: who holds memory,
+// from the dominator tree. The tree is computed on a heap's first such
+// request (seconds on a multi-gigabyte heap), so these run on the query pool.
+#include <boost/json.hpp>
+
+#include "core/leak_diff.h"
+#include "core/ownership.h"
+#include "daemon/daemon_context.h"
+#include "daemon/method_support.h"
+#include "daemon/results_json.h"
+#include "daemon/wire_params.h"
+
+namespace heapleak::daemon {
+namespace json = boost::json;
+using protocol::RequestContext;
+using protocol::TypedReply;
+
+namespace {
+
+template <class Params, class Work>
+void add_pooled(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
+  binder.add_async<Params, json::value>(
+      method, [&ctx, work](Params params, RequestContext, TypedReply<json::value> reply) {
+        ctx.queries.post([&ctx, work, params = std::move(params), reply] {
+          try {
+            reply(work(ctx, params));
+          } catch (const protocol::RpcException& e) {
+            reply.error(e.error());
+          } catch (const std::exception& e) {
+            reply.error(protocol::internal_error(std::string("internal error: ") + e.what()));
+          }
+        });
+      });
+}
+
+const Heap& require_edges(const HeapEntry& entry) {
+  if (!entry.heap->has_edges()) {
+    throw protocol::RpcException(protocol::domain_error("invalidArgument", "heap loaded without references"));
+  }
+  return *entry.heap;
+}
+
+}  // namespace
+
+void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
+  add_pooled<RootParams>(binder, ctx, "owner", [](DaemonContext& ctx, const RootParams& params) {
+    const HeapEntry entry = require_heap(ctx.store, params.heap);
+    const Heap& heap = require_edges(entry);
+    std::vector<ObjectIndex> objects;
+    for (const auto& address : params.addresses) objects.push_back(require_object(heap, address));
+    if (objects.empty()) {
+      throw protocol::RpcException(protocol::invalid_params("params.addresses: needs at least one address"));
+    }
+    json::object out = owner_json(heap, find_owner(heap, objects));
+    out["heap"] = entry.id;
+    return json::value(std::move(out));
+  });
+
+  add_pooled<StatsParams>(binder, ctx, "explain", [](DaemonContext& ctx, const StatsParams& params) {
+    const HeapEntry baseline = require_heap(ctx.store, params.baseline);
+    const HeapEntry target = require_heap(ctx.store, params.target);
+    std::optional<HeapEntry> later;
+    if (params.later) later = require_heap(ctx.store, *params.later);
+    const Heap& heap = require_edges(target);
+    const LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr, {});
+    const auto leaks = explain_leak(heap, diff, params.limit == 0 ? 20 : params.limit);
+    json::object out = explanation_json(heap, diff, leaks, std::min<std::size_t>(params.samples, 20));
+    out["target"] = target.id;
+    return json::value(std::move(out));
+  });
+
+  add_pooled<AddressParams>(binder, ctx, "retained", [](DaemonContext& ctx, const AddressParams& params) {
+    const HeapEntry entry = require_heap(ctx.store, params.heap);
+    const Heap& heap = require_edges(entry);
+    return json::value(retained_json(heap, require_object(heap, params.address)));
+  });
+
+  add_pooled<TopParams>(binder, ctx, "topRetainers", [](DaemonContext& ctx, const TopParams& params) {
+    const HeapEntry entry = require_heap(ctx.store, params.heap);
+    const Heap& heap = require_edges(entry);
+    if (params.group_by != "object" && params.group_by != "class") {
+      throw protocol::RpcException(protocol::invalid_params("params.groupBy: expected object or class"));
+    }
+    json::object out = top_retainers_json(heap, params.limit, params.group_by == "class");
+    out["heap"] = entry.id;
+    return json::value(std::move(out));
+  });
+
+  add_pooled<TopParams>(binder, ctx, "duplicateStrings", [](DaemonContext& ctx, const TopParams& params) {
+    const HeapEntry entry = require_heap(ctx.store, params.heap);
+    const Heap& heap = *entry.heap;
+    json::array strings;
+    for (const auto& dup : duplicate_strings(heap, params.limit)) {
+      strings.push_back(json::object{{"value", string_value_json(heap, dup.samples.front())},
+                                     {"count", dup.count},
+                                     {"memsize", dup.memsize},
+                                     {"wasted", dup.wasted},
+                                     {"samples", addresses_json(heap, dup.samples)}});
+    }
+    return json::value(json::object{{"heap", entry.id}, {"strings", std::move(strings)}});
+  });
+}
+
+}  // namespace heapleak::daemon

@@ -58,17 +58,7 @@ json::value run_stats(const DaemonContext& ctx, const StatsParams& params) {
 json::value run_root(const DaemonContext& ctx, const RootParams& params) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   RetainerRequest request;
-  for (std::size_t k = 0; k < params.addresses.size(); ++k) {
-    auto address = parse_address(params.addresses[k]);
-    if (!address) {
-      throw protocol::RpcException(protocol::invalid_params(
-          "params.addresses[" + std::to_string(k) + "]: '" + params.addresses[k] + "' is not an address"));
-    }
-    request.addresses.push_back(*address);
-  }
-  if (request.addresses.empty()) {
-    throw protocol::RpcException(protocol::invalid_params("params.addresses: needs at least one address"));
-  }
+  request.addresses = parse_address_list(params.addresses);
   request.min_samples = params.min_samples;
   request.max_visits = params.max_nodes;
   auto report = explain_retention(*entry.heap, request);

@@ -6,8 +6,8 @@
 namespace heapleak::daemon {
 
 Connection::Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
-                       ByteStream stream)
-    : stream_(std::move(stream)) {
+                       ByteStream stream, bool finish_work_at_eof)
+    : stream_(std::move(stream)), finish_work_at_eof_(finish_work_at_eof) {
   auto on_exit = options.on_exit;
   options.on_exit = [this, on_exit](bool clean) {
     if (on_exit) on_exit(clean);
@@ -31,13 +31,19 @@ Connection::~Connection() {
 
 int Connection::run() {
   std::vector<char> buffer(64 * 1024);
+  bool at_eof = false;
   while (!stop_reading_) {
     const long n = stream_.read(buffer.data(), buffer.size());
     if (n <= 0) {
-      if (!stop_reading_) session_->finish_input();
+      at_eof = !stop_reading_;
+      if (at_eof) session_->finish_input();
       break;
     }
     session_->feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  if (at_eof && finish_work_at_eof_) {
+    // Every request read so far gets its answer, unless we are told to stop.
+    while (session_->in_flight() > 0 && !stop_reading_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   {
     // Let the replies already queued (shutdown's, say) reach the peer.

@@ -31,7 +31,11 @@ class Connection {
  public:
   static constexpr std::size_t kMaxPendingBytes = std::size_t{256} << 20;
 
-  Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options, ByteStream stream);
+  // `finish_work_at_eof`: when the input ends, answer the requests still
+  // running before closing (a pipe: `printf ... | heapleakd --stdio`); on a
+  // socket the peer is gone at EOF and its requests are cancelled instead.
+  Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options, ByteStream stream,
+             bool finish_work_at_eof = false);
   ~Connection();  // closes, joins the writer
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -48,6 +52,7 @@ class Connection {
   void write_loop();
 
   ByteStream stream_;
+  const bool finish_work_at_eof_;
   std::atomic<bool> stop_reading_{false};  // `exit` arrived, or close()
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     request_stop = [] { g_stop_requested = true; };
     int code;
     {
-      Connection connection(binder, session, stdio_stream());
+      Connection connection(binder, session, stdio_stream(), /*finish_work_at_eof=*/true);
       code = connection.run();
     }
     return g_stop_requested ? 0 : code;

@@ -20,9 +20,9 @@ HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
 ObjectIndex require_object(const Heap& heap, const std::string& text) {
   auto address = parse_address(text);
   if (!address) {
-    throw protocol::RpcException(protocol::domain_error(
-        "invalidArgument", "'" + text + "' is not an address (expected 0x followed by hex digits)",
-        {{"address", text}}));
+    // Bad params, like root's addresses: -32602 naming the field.
+    throw protocol::RpcException(protocol::invalid_params(
+        "params.address: '" + text + "' is not an address (expected 0x followed by hex digits)"));
   }
   auto index = heap.find(*address);
   if (!index) {
@@ -30,6 +30,22 @@ ObjectIndex require_object(const Heap& heap, const std::string& text) {
         "unknownAddress", text + " is not in " + heap.report().path, {{"address", text}}));
   }
   return *index;
+}
+
+std::vector<Address> parse_address_list(const std::vector<std::string>& texts) {
+  std::vector<Address> addresses;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    auto address = parse_address(texts[k]);
+    if (!address) {
+      throw protocol::RpcException(protocol::invalid_params("params.addresses[" + std::to_string(k) + "]: '" +
+                                                            texts[k] + "' is not an address"));
+    }
+    addresses.push_back(*address);
+  }
+  if (addresses.empty()) {
+    throw protocol::RpcException(protocol::invalid_params("params.addresses: needs at least one address"));
+  }
+  return addresses;
 }
 
 }  // namespace heapleak::daemon

@@ -47,9 +47,8 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     std::vector<ObjectIndex> objects;
-    for (const auto& address : params.addresses) objects.push_back(require_object(heap, address));
-    if (objects.empty()) {
-      throw protocol::RpcException(protocol::invalid_params("params.addresses: needs at least one address"));
+    for (Address address : parse_address_list(params.addresses)) {
+      objects.push_back(require_object(heap, format_address(address)));
     }
     json::object out = owner_json(heap, find_owner(heap, objects));
     out["heap"] = entry.id;

@@ -128,18 +128,26 @@ struct SocketServer::Impl {
     boost::system::error_code ec;
     if (options.mode == DaemonOptions::Mode::kUnix) {
       if (!prepare_unix_path(error)) return false;
+      // Bind and listen under a temporary name, then rename: a client never
+      // finds the socket file before it accepts connections.
+      const std::string temporary = options.socket_path + ".tmp-" + std::to_string(::getpid());
+      ::unlink(temporary.c_str());
       const mode_t old_mask = ::umask(0177);  // the socket is born 0600
       unix_acceptor = std::make_unique<local::acceptor>(io);
       unix_acceptor->open(local(), ec);
-      if (!ec) unix_acceptor->bind(local::endpoint(options.socket_path), ec);
+      if (!ec) unix_acceptor->bind(local::endpoint(temporary), ec);
       ::umask(old_mask);
+      if (!ec) ::chmod(temporary.c_str(), 0600);
       if (!ec) unix_acceptor->listen(asio::socket_base::max_listen_connections, ec);
+      if (!ec && ::rename(temporary.c_str(), options.socket_path.c_str()) != 0) {
+        ec = boost::system::error_code(errno, boost::system::system_category());
+      }
       if (ec) {
+        ::unlink(temporary.c_str());
         error = "cannot listen on " + options.socket_path + ": " + ec.message();
         return false;
       }
       socket_created = true;
-      ::chmod(options.socket_path.c_str(), 0600);
       logger->info("listening on unix:" + options.socket_path);
       return true;
     }

@@ -1,9 +1,9 @@
 // The dominator tree of a heap, from a super-root over every ROOT category:
 // object d dominates o when every path from a GC root to o passes through d,
 // so freeing d frees o. Retained size = memsize summed over the dominated
-// subtree. Lengauer-Tarjan with path compression, iterative throughout (Ruby
-// heaps have chains millions long) over uint32_t arrays; computed once per
-// heap on first use (Heap::dominators()).
+// subtree. Semi-dominators by Lengauer-Tarjan (path compression), idoms by
+// Semi-NCA; iterative throughout (Ruby heaps have chains millions long) over
+// uint32_t arrays; computed once per heap on first use (Heap::dominators()).
 #pragma once
 
 #include <cstdint>

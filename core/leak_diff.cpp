@@ -49,6 +49,53 @@ void check_compaction(const char* first, const char* second, std::size_t smaller
   }
 }
 
+// What an object looks like regardless of where it sits: type, class and
+// own names, value, allocation site. Compaction moves objects but keeps this.
+std::uint64_t content_fingerprint(const Heap& heap, ObjectIndex i) {
+  std::uint64_t h = static_cast<std::uint64_t>(heap.type(i)) * 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](std::uint64_t value) { h = (h ^ value) * 0xff51afd7ed558ccdull; h ^= h >> 33; };
+  mix(std::hash<std::string_view>{}(heap.class_name(i)));
+  mix(std::hash<std::string_view>{}(heap.own_name(i)));
+  mix(heap.value_hash(i));
+  mix(std::hash<std::string_view>{}(heap.file(i)));
+  mix(heap.line(i));
+  return h;
+}
+
+// The 3-dump technique by counting instead of by address: for each content
+// fingerprint, B's copies beyond A's count are new, and as many of them as C
+// still has beyond A's count are taken as leaked. Which copies in B those are
+// cannot be known once objects move: the newest by generation when traced,
+// else the highest addresses, stand for them.
+std::vector<ObjectIndex> diff_by_fingerprint(const Heap& baseline, const Heap& target, const Heap* later) {
+  std::unordered_map<std::uint64_t, std::int64_t> in_baseline, in_later;
+  for (ObjectIndex i = 0; i < baseline.size(); ++i) ++in_baseline[content_fingerprint(baseline, i)];
+  if (later) {
+    for (ObjectIndex i = 0; i < later->size(); ++i) ++in_later[content_fingerprint(*later, i)];
+  }
+  std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> in_target;
+  for (ObjectIndex i = 0; i < target.size(); ++i) {
+    if (is_live(target.type(i))) in_target[content_fingerprint(target, i)].push_back(i);
+  }
+  std::vector<ObjectIndex> leaked;
+  for (auto& [fingerprint, objects] : in_target) {
+    const std::int64_t before = in_baseline.count(fingerprint) ? in_baseline[fingerprint] : 0;
+    std::int64_t count = static_cast<std::int64_t>(objects.size()) - before;
+    if (later) {
+      const std::int64_t after = in_later.count(fingerprint) ? in_later[fingerprint] : 0;
+      count = std::min(count, after - before);
+    }
+    if (count <= 0) continue;
+    std::sort(objects.begin(), objects.end(), [&](ObjectIndex a, ObjectIndex b) {
+      const auto ga = target.generation(a).value_or(0), gb = target.generation(b).value_or(0);
+      return ga != gb ? ga > gb : a > b;
+    });
+    leaked.insert(leaked.end(), objects.begin(), objects.begin() + count);
+  }
+  std::sort(leaked.begin(), leaked.end());
+  return leaked;
+}
+
 }  // namespace
 
 std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectIndex> objects,
@@ -93,12 +140,19 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
     if (new_rule.describe() != diff.rule) diff.rule += "; B to C: " + new_rule.describe();
   }
 
-  for (ObjectIndex i = 0; i < target.size(); ++i) {
-    if (!is_live(target.type(i)) || in_baseline[i] != kNoObject) continue;
-    if (later && in_later[i] == kNoObject) continue;
-    diff.leaked.push_back(i);
-    diff.total_memsize += target.memsize(i);
+  if (diff.compacted) {
+    diff.leaked = diff_by_fingerprint(baseline, target, later);
+    diff.rule = "content fingerprint (type+class name+value+allocation site), counted: the dumps look compacted";
+    diff.warnings.push_back("matched objects by content fingerprint instead of address; the counts per group are "
+                            "right, but which copies in B are the leaked ones cannot be told after compaction");
+  } else {
+    for (ObjectIndex i = 0; i < target.size(); ++i) {
+      if (!is_live(target.type(i)) || in_baseline[i] != kNoObject) continue;
+      if (later && in_later[i] == kNoObject) continue;
+      diff.leaked.push_back(i);
+    }
   }
+  for (ObjectIndex i : diff.leaked) diff.total_memsize += target.memsize(i);
   diff.total_count = diff.leaked.size();
   diff.groups = group_objects(target, diff.leaked, options.group_by, options.samples_per_group);
   return diff;

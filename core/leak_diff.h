@@ -1,7 +1,8 @@
 // The 3-dump technique: objects in the target dump B that were not in the
 // baseline A and are still alive in the later dump C, grouped for people
 // (by class, allocation site or generation). Without C it is the 2-dump B - A.
-// Also warns when the dumps look compacted, where an address diff is unreliable.
+// When the dumps look compacted (objects moved, so addresses mean nothing),
+// it says so and matches by content fingerprint, counting, instead.
 #pragma once
 
 #include <cstdint>

@@ -94,18 +94,34 @@ TEST_CASE("grouping by allocation site and by generation", "[leak_diff]") {
   CHECK(diff.groups[0].key == "generation 6");
 }
 
-TEST_CASE("few surviving addresses mean compaction, and the diff says so", "[leak_diff]") {
-  std::vector<std::string> a_lines, b_lines;
-  for (int k = 0; k < 2000; ++k) {
-    a_lines.push_back(object_line({"0x1" + std::to_string(10000 + k), "STRING", "", {}, R"("value":"v)" + std::to_string(k) + "\"" }));
-    b_lines.push_back(object_line({"0x2" + std::to_string(10000 + k), "STRING", "", {}, R"("value":"v)" + std::to_string(k) + "\"" }));
-  }
-  auto a = load_text(join_lines(a_lines));
-  auto b = load_text(join_lines(b_lines));
-  const LeakDiff diff = diff_heaps(*a, *b, b.get());
+TEST_CASE("compacted dumps are detected and diffed by content fingerprint", "[leak_diff]") {
+  // 2000 long-lived strings move between every dump; 10 strings new in B
+  // stay (moved again) in C; 5 strings new in B are gone by C.
+  auto value = [](const std::string& v) { return "\"value\":\"" + v + "\""; };
+  auto dump = [&](int base, int leaked, int transient) {
+    std::vector<std::string> lines;
+    int slot = 0;
+    auto add = [&](const std::string& v) {
+      lines.push_back(object_line({format_address(base + 0x28 * slot++), "STRING", "", {}, value(v)}));
+    };
+    for (int k = 0; k < 2000; ++k) add("long-lived " + std::to_string(k));
+    for (int k = 0; k < leaked; ++k) add("leak " + std::to_string(k));
+    for (int k = 0; k < transient; ++k) add("request " + std::to_string(k));
+    return load_text(join_lines(lines));
+  };
+  auto a = dump(0x100000, 0, 0);
+  auto b = dump(0x200000, 10, 5);
+  auto c = dump(0x300000, 10, 0);
+  const LeakDiff diff = diff_heaps(*a, *b, c.get());
   CHECK(diff.compacted);
-  REQUIRE_FALSE(diff.warnings.empty());
+  REQUIRE(diff.warnings.size() >= 2);
   CHECK_THAT(diff.warnings[0], Catch::Contains("compacted"));
+  CHECK_THAT(diff.rule, Catch::Contains("fingerprint"));
+  REQUIRE(diff.total_count == 10);
+  for (ObjectIndex i : diff.leaked) {
+    CHECK(b->address(i) >= 0x200000 + 0x28 * 2000);
+    CHECK(b->address(i) < 0x200000 + 0x28 * 2010);
+  }
 }
 
 TEST_CASE("free slots (NONE) are never reported", "[leak_diff]") {

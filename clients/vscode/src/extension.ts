@@ -1,0 +1,380 @@
+// The VS Code glue: maps `Ui` and the tree model onto the real API, owns the
+// client's lifetime, the output channel, the graph webview and the object
+// documents. Logic lives in commands.ts / model.ts / graph.ts, which are
+// tested without VS Code; keep this file to wiring.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import { HeapleakClient, TraceLevel } from './client';
+import { Commands, Settings, Ui } from './commands';
+import { resolveDaemonPath } from './daemon_path';
+import { kObjectScheme, objectDocumentPath, resolveSite, siteRange } from './details';
+import { GraphView, buildGraphHtml, makeNonce } from './graph';
+import { HeapStore, ItemView, TreeModel, TreeNode } from './model';
+import { GroupBy } from './protocol';
+
+const kViewId = 'heapleak.heaps';
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function workspacePaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+function readSettings(): Settings {
+  const config = vscode.workspace.getConfiguration('heapleak');
+  return {
+    maxNodes: config.get<number>('graph.maxNodes', 200),
+    retainerSamples: config.get<number>('retainer.samples', 10),
+    samples: config.get<number>('samples', 50),
+    minSamples: config.get<number>('retainer.minSamples', 0),
+    groupBy: config.get<GroupBy>('groupBy', 'class'),
+  };
+}
+
+/** Documents the extension shows: objects, owner/explain answers. Read-only. */
+class DocumentStore implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
+  private texts_ = new Map<string, string>();
+  private counter_ = 0;
+  private readonly changed_ = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed_.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts_.get(uri.path) ?? '// heapleak: this document is gone (the daemon restarted or the heap was unloaded)\n';
+  }
+
+  set(uriPath: string, text: string): vscode.Uri {
+    this.texts_.set(uriPath, text);
+    const uri = vscode.Uri.from({ scheme: kObjectScheme, path: uriPath });
+    this.changed_.fire(uri);
+    return uri;
+  }
+
+  textUri(title: string, extension: string): string {
+    return `/answers/${++this.counter_}/${title.replace(/[^A-Za-z0-9._-]+/g, '_')}.${extension}`;
+  }
+
+  provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
+    const range = siteRange(document.getText());
+    if (!range) return [];
+    const file = resolveSite(range.file, workspacePaths(), (p) => fs.existsSync(p));
+    if (!file) return [];
+    const link = new vscode.DocumentLink(
+      new vscode.Range(range.line, range.start, range.line, range.end),
+      vscode.Uri.file(file).with({ fragment: `L${range.fileLine}` }),
+    );
+    link.tooltip = `Open ${file}:${range.fileLine}`;
+    return [link];
+  }
+}
+
+class GraphPanel {
+  private panel_: vscode.WebviewPanel | undefined;
+  private heap_ = '';
+
+  constructor(private readonly onInspect: (heap: string, address: string) => void) {}
+
+  show(view: GraphView): void {
+    if (!this.panel_) {
+      this.panel_ = vscode.window.createWebviewPanel('heapleak.graph', view.title, vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [],
+        retainContextWhenHidden: false,
+      });
+      this.panel_.onDidDispose(() => (this.panel_ = undefined));
+      this.panel_.webview.onDidReceiveMessage((message: { type?: string; address?: string }) => {
+        if (message?.type === 'inspect' && typeof message.address === 'string') this.onInspect(this.heap_, message.address);
+      });
+    }
+    this.heap_ = view.heap;
+    this.panel_.title = view.title;
+    this.panel_.webview.html = buildGraphHtml(view, makeNonce(), this.panel_.webview.cspSource);
+    this.panel_.reveal(undefined, false);
+  }
+
+  dispose(): void {
+    this.panel_?.dispose();
+  }
+}
+
+class HeapTree implements vscode.TreeDataProvider<TreeNode> {
+  private readonly changed_ = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changed_.event;
+
+  constructor(private readonly model_: TreeModel) {}
+
+  refresh(): void {
+    this.changed_.fire(undefined);
+  }
+
+  getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    return this.model_.children(node);
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    return toTreeItem(this.model_.item(node));
+  }
+}
+
+function toTreeItem(view: ItemView): vscode.TreeItem {
+  const state = {
+    none: vscode.TreeItemCollapsibleState.None,
+    collapsed: vscode.TreeItemCollapsibleState.Collapsed,
+    expanded: vscode.TreeItemCollapsibleState.Expanded,
+  }[view.collapsible];
+  const item = new vscode.TreeItem(view.label, state);
+  item.id = view.id;
+  item.description = view.description;
+  item.tooltip = view.tooltip;
+  item.contextValue = view.contextValue;
+  if (view.icon) item.iconPath = new vscode.ThemeIcon(view.icon);
+  if (view.command) item.command = view.command;
+  return item;
+}
+
+export function activate(context: vscode.ExtensionContext): { commands: Commands; client: () => HeapleakClient | undefined } {
+  const output = vscode.window.createOutputChannel('Heapleak');
+  const log = (line: string) => output.appendLine(line);
+  const store = new HeapStore();
+  const documents = new DocumentStore();
+  let client: HeapleakClient | undefined;
+  let commands: Commands;
+
+  const traceLevel = () => vscode.workspace.getConfiguration('heapleak').get<TraceLevel>('trace.server', 'off');
+
+  /** The client, or undefined after telling the user how to fix a missing daemon. */
+  function daemon(): HeapleakClient | undefined {
+    const config = vscode.workspace.getConfiguration('heapleak');
+    const resolution = resolveDaemonPath({
+      setting: config.get<string>('daemonPath', ''),
+      workspaceFolders: workspacePaths(),
+      envPath: process.env.PATH,
+      homeDir: os.homedir(),
+      isExecutable,
+    });
+    if (!resolution.found) {
+      log(resolution.message);
+      log(`looked at: ${resolution.tried.join(', ')}`);
+      void vscode.window.showErrorMessage(`Heapleak: ${resolution.message}`, 'Open Settings', 'Show Output').then((action) => {
+        if (action === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'heapleak.daemonPath');
+        if (action === 'Show Output') output.show();
+      });
+      return undefined;
+    }
+    const options = {
+      command: resolution.path,
+      args: config.get<string[]>('daemonArgs', []),
+      trace: traceLevel(),
+    };
+    if (!client) {
+      client = new HeapleakClient({
+        ...options,
+        clientInfo: { name: 'heapleak-vscode', version: String(context.extension.packageJSON.version ?? '0') },
+        onStderr: (text) => output.append(text),
+        log,
+      });
+      client.onDidCrash((info) => {
+        if (info.stderrTail) log(`last daemon stderr:\n${info.stderrTail}`);
+        void commands.handleCrash(info);
+      });
+      client.onDidStart(() => void commands.probeOptional());
+      context.subscriptions.push({ dispose: () => void client?.stop() });
+    } else if (!client.running) {
+      client.reconfigure(options);
+    }
+    return client;
+  }
+
+  class NoDaemon extends Error {
+    constructor() {
+      super('heapleakd is not available (see the Heapleak output).');
+    }
+  }
+  const need = () => {
+    const c = daemon();
+    if (!c) throw new NoDaemon();
+    return c;
+  };
+  const api = {
+    loadHeap: (...a: Parameters<HeapleakClient['loadHeap']>) => need().loadHeap(...a),
+    unloadHeap: (heap: string) => need().unloadHeap(heap),
+    stats: (...a: Parameters<HeapleakClient['stats']>) => need().stats(...a),
+    root: (...a: Parameters<HeapleakClient['root']>) => need().root(...a),
+    pathToRoot: (...a: Parameters<HeapleakClient['pathToRoot']>) => need().pathToRoot(...a),
+    object: (heap: string, address: string) => need().object(heap, address),
+    referrers: (...a: Parameters<HeapleakClient['referrers']>) => need().referrers(...a),
+    owner: (...a: Parameters<HeapleakClient['owner']>) => need().owner(...a),
+    explain: (...a: Parameters<HeapleakClient['explain']>) => need().explain(...a),
+    probe: (method: string) => need().probe(method),
+  };
+
+  const graphPanel = new GraphPanel((heap, address) => void commands.inspectObject({ heap, address }));
+  context.subscriptions.push({ dispose: () => graphPanel.dispose() });
+
+  const ui: Ui = {
+    async pick(items, options) {
+      const chosen = await vscode.window.showQuickPick(
+        items.map((item) => ({ label: item.label, description: item.description, detail: item.detail, item })),
+        { title: options.title, placeHolder: options.placeHolder, ignoreFocusOut: true, matchOnDescription: true },
+      );
+      return chosen?.item.value;
+    },
+    async openFiles(options) {
+      const uris = await vscode.window.showOpenDialog({
+        title: options.title,
+        canSelectMany: true,
+        openLabel: 'Load',
+        filters: { 'Heap dumps': ['json', 'jsonl', 'heap', 'gz'], 'All files': ['*'] },
+      });
+      return uris?.map((u) => u.fsPath);
+    },
+    input: (options) =>
+      Promise.resolve(
+        vscode.window.showInputBox({
+          title: options.title,
+          prompt: options.prompt,
+          placeHolder: options.placeHolder,
+          ignoreFocusOut: true,
+          validateInput: options.validate,
+        }),
+      ),
+    info: (message, ...actions) => Promise.resolve(vscode.window.showInformationMessage(message, ...actions)),
+    warn: (message, ...actions) => Promise.resolve(vscode.window.showWarningMessage(message, ...actions)),
+    error: (message, ...actions) => Promise.resolve(vscode.window.showErrorMessage(message, ...actions)),
+    progress: (title, task) =>
+      Promise.resolve(
+        vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) =>
+          task((p) => progress.report(p), token),
+        ),
+      ),
+    async showGraph(view) {
+      graphPanel.show(view);
+    },
+    async showObject(heap, address, text) {
+      const uri = documents.set(objectDocumentPath(heap, address), text);
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.languages.setTextDocumentLanguage(document, 'jsonc');
+      await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+    },
+    async showText(title, text, language) {
+      const uri = documents.set(documents.textUri(title, language === 'markdown' ? 'md' : 'json'), text);
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.languages.setTextDocumentLanguage(document, language);
+      await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    },
+    async openFile(file, line) {
+      const position = new vscode.Position(Math.max(0, line - 1), 0);
+      await vscode.window.showTextDocument(vscode.Uri.file(file), {
+        selection: new vscode.Range(position, position),
+        viewColumn: vscode.ViewColumn.Beside,
+      });
+    },
+    exists: (file) => fs.existsSync(file),
+    workspaceFolders: workspacePaths,
+    async setContext(key, value) {
+      await vscode.commands.executeCommand('setContext', key, value);
+    },
+    async focusTree() {
+      await vscode.commands.executeCommand(`${kViewId}.focus`);
+    },
+    async openSettings(query) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', query);
+    },
+    log,
+  };
+
+  commands = new Commands(ui, api, store, readSettings);
+  const model = new TreeModel(store, api);
+  const tree = new HeapTree(model);
+  const treeView = vscode.window.createTreeView(kViewId, { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
+  const storeSubscription = store.onDidChange(() => {
+    tree.refresh();
+    treeView.message = store.heaps.length >= 2 && store.diffs.length === 0 ? 'Next: Heapleak: Run Leak Diff' : undefined;
+  });
+
+  // Commands the tree invokes pass the clicked node and the selection; a
+  // missing daemon is reported once by daemon() and ends the command.
+  const guarded =
+    <A extends unknown[]>(run: (...args: A) => Promise<unknown>) =>
+    async (...args: A) => {
+      try {
+        await run(...args);
+      } catch (error) {
+        if (error instanceof NoDaemon) return;
+        log(`command failed: ${error instanceof Error ? error.stack : String(error)}`);
+        void vscode.window.showErrorMessage(`Heapleak: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+  const uriPaths = (uri?: vscode.Uri, uris?: vscode.Uri[]): string[] | undefined => {
+    const all = uris && uris.length > 0 ? uris : uri instanceof vscode.Uri ? [uri] : [];
+    return all.length > 0 ? all.map((u) => u.fsPath) : undefined;
+  };
+
+  context.subscriptions.push(
+    output,
+    treeView,
+    storeSubscription,
+    vscode.workspace.registerTextDocumentContentProvider(kObjectScheme, documents),
+    vscode.languages.registerDocumentLinkProvider({ scheme: kObjectScheme }, documents),
+    vscode.commands.registerCommand(
+      'heapleak.loadHeap',
+      guarded(async (uri?: vscode.Uri, uris?: vscode.Uri[]) => {
+        if (!daemon()) return;
+        await commands.loadHeaps(uriPaths(uri, uris));
+      }),
+    ),
+    vscode.commands.registerCommand('heapleak.runLeakDiff', guarded(() => commands.runLeakDiff())),
+    vscode.commands.registerCommand(
+      'heapleak.findRetainer',
+      guarded((node?: TreeNode, nodes?: TreeNode[]) => commands.findRetainer(node ?? treeView.selection[0], nodes ?? [...treeView.selection])),
+    ),
+    vscode.commands.registerCommand('heapleak.pathToRoot', guarded((node?: TreeNode) => commands.pathToRoot(node ?? objectSelection(treeView)))),
+    vscode.commands.registerCommand('heapleak.inspectObject', guarded((node?: TreeNode) => commands.inspectObject(node ?? objectSelection(treeView)))),
+    vscode.commands.registerCommand('heapleak.openAllocationSite', guarded((node?: TreeNode) => commands.openAllocationSite(node))),
+    vscode.commands.registerCommand('heapleak.unloadHeap', guarded((node?: TreeNode) => commands.unloadHeap(node))),
+    vscode.commands.registerCommand(
+      'heapleak.owner',
+      guarded((node?: TreeNode, nodes?: TreeNode[]) => commands.owner(node ?? treeView.selection[0], nodes ?? [...treeView.selection])),
+    ),
+    vscode.commands.registerCommand('heapleak.explain', guarded(() => commands.explain())),
+    vscode.commands.registerCommand(
+      'heapleak.restartDaemon',
+      guarded(async () => {
+        const c = daemon();
+        if (!c) return;
+        store.clear();
+        await c.restart();
+        void vscode.window.showInformationMessage('Heapleak: heapleakd restarted; load the heaps again.');
+      }),
+    ),
+    vscode.commands.registerCommand('heapleak.showOutput', () => output.show()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!client) return;
+      if (event.affectsConfiguration('heapleak.trace.server')) client.reconfigure({ trace: traceLevel() });
+      if (event.affectsConfiguration('heapleak.daemonPath') || event.affectsConfiguration('heapleak.daemonArgs')) {
+        void vscode.window
+          .showInformationMessage('Heapleak: the daemon settings changed. Restart heapleakd now? Loaded heaps are dropped.', 'Restart')
+          .then((action) => (action ? vscode.commands.executeCommand('heapleak.restartDaemon') : undefined));
+      }
+    }),
+  );
+  void vscode.commands.executeCommand('setContext', 'heapleak.ownerAvailable', false);
+  void vscode.commands.executeCommand('setContext', 'heapleak.explainAvailable', false);
+  return { commands, client: () => client };
+}
+
+function objectSelection(treeView: vscode.TreeView<TreeNode>): TreeNode | undefined {
+  return treeView.selection.find((n) => n.kind === 'object');
+}
+
+export function deactivate(): void {
+  // context.subscriptions stop the daemon.
+}

@@ -1,0 +1,251 @@
+// e2e.mjs: drives the Heapleak extension in code-server with headless
+// Chromium (playwright-core): load three dumps from the Explorer's context
+// menu, run the leak diff and the other commands from the palette, check the
+// tree and the graph webview, save screenshots. run.sh sets the environment.
+import { createRequire } from 'node:module';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`e2e.mjs: ${name} is not set (run it through run.sh)`);
+  return value;
+};
+const url = env('E2E_URL');
+const out = env('E2E_OUT');
+const truth = JSON.parse(fs.readFileSync(env('E2E_TRUTH'), 'utf8'));
+const retainer = truth.root.retainer.address;
+const require = createRequire(path.join(env('E2E_NODE_MODULES'), 'noop.js'));
+const { chromium } = require('playwright-core');
+
+const steps = [];
+let page;
+let browser;
+let server;
+
+function log(message) {
+  console.log(`[e2e] ${message}`);
+}
+
+async function step(name, run) {
+  const started = Date.now();
+  try {
+    await run();
+    steps.push({ name, ok: true, ms: Date.now() - started });
+    log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (error) {
+    steps.push({ name, ok: false, ms: Date.now() - started, error: String(error?.message ?? error) });
+    log(`FAIL ${name}: ${error?.message ?? error}`);
+    if (page) await page.screenshot({ path: path.join(out, `failed-${steps.length}.png`) }).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function shot(name) {
+  const file = path.join(out, name);
+  await page.screenshot({ path: file });
+  log(`screenshot ${file}`);
+}
+
+const sidebar = () => page.locator('.part.sidebar');
+const treeRow = (text) => sidebar().locator('.monaco-list-row', { hasText: text });
+
+async function palette(command, { pick } = {}) {
+  // No Escape first: in a focused list it clears the selection the command may use.
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${command}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first();
+  await row.waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  if (pick) await pick();
+}
+
+/** Waits for a quick pick whose title contains `title`, filters it, takes the first row. */
+async function quickPick(title, filter) {
+  const widget = page.locator('.quick-input-widget');
+  await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 20_000 });
+  if (filter) {
+    await widget.locator('input').fill(filter);
+    await widget.locator('.quick-input-list .monaco-list-row', { hasText: filter }).first().waitFor({ timeout: 10_000 });
+  } else {
+    await widget.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10_000 });
+  }
+  await page.keyboard.press('Enter');
+}
+
+async function errorToasts() {
+  return page
+    .locator('.notification-toast-container .notification-list-item:has(.codicon-error) .notification-list-item-message')
+    .allInnerTexts()
+    .catch(() => []);
+}
+
+async function clearNotifications() {
+  await palette('Notifications: Clear All Notifications');
+}
+
+function webview() {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+async function main() {
+  // launchServer rather than launch: it tells the browser's pid, which run.sh
+  // needs to clean up should this script be killed.
+  server = await chromium.launchServer({
+    executablePath: env('E2E_CHROMIUM'),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  const pid = server.process()?.pid;
+  if (pid) fs.writeFileSync(path.join(out, 'run', 'chromium.pid'), String(pid));
+  browser = await chromium.connect(server.wsEndpoint());
+  page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page.on('pageerror', (error) => log(`page error: ${error.message}`));
+
+  await step('the workbench opens with the Heapleak activity-bar icon', async () => {
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.activitybar [aria-label^="Heapleak"]').first().waitFor({ timeout: 60_000 });
+  });
+
+  await step('Explorer context menu: Load Heap Dump(s) on A.json..C.json', async () => {
+    const explorerRow = (name) => page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+    await explorerRow('A.json').waitFor({ timeout: 30_000 });
+    // Select A..C; on a busy machine a click can land before the list is ready, so check and retry.
+    const selected = page.locator('.explorer-folders-view .monaco-list-row.selected');
+    for (let attempt = 1; ; attempt++) {
+      await explorerRow('A.json').click();
+      await explorerRow('A.json').and(page.locator('.selected')).waitFor({ timeout: 5_000 }).catch(() => undefined);
+      await explorerRow('C.json').click({ modifiers: ['Shift'] });
+      const ok = await page
+        .waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row.selected').length === 3, undefined, { timeout: 5_000 })
+        .then(() => true, () => false);
+      if (ok) break;
+      if (attempt === 3) throw new Error(`explorer selection has ${await selected.count()} rows, not A.json..C.json`);
+    }
+    await explorerRow('C.json').click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: 'Load Heap Dump(s)' }).first();
+    await item.waitFor({ timeout: 10_000 });
+    await item.click();
+  });
+
+  await step('the Heapleak view lists the three heaps', async () => {
+    await page.locator('.activitybar [aria-label^="Heapleak"]').first().click();
+    await palette('View: Close All Editors'); // the clicks in the Explorer opened A.json
+    for (const name of ['A.json', 'B.json', 'C.json']) await treeRow(name).first().waitFor({ timeout: 60_000 });
+    const text = await sidebar().innerText();
+    if (!/h2 · [\d,]+ objects/.test(text)) throw new Error(`no heap description in the tree: ${text}`);
+    await shot('01-heaps-loaded.png');
+  });
+
+  await step('palette: Heapleak: Run Leak Diff (baseline A, target B, later C)', async () => {
+    await palette('Heapleak: Run Leak Diff', {
+      pick: async () => {
+        await quickPick('baseline');
+        await quickPick('target');
+        await quickPick('later');
+      },
+    });
+    await treeRow('Leaked:').first().waitFor({ timeout: 60_000 });
+    await treeRow('User').first().waitFor({ timeout: 10_000 });
+    const user = await treeRow('User').first().innerText();
+    if (!/300 objects/.test(user)) throw new Error(`User group row says: ${user}`);
+    await clearNotifications();
+    await shot('02-leak-diff-tree.png');
+  });
+
+  await step('palette: Heapleak: Find Common Retainer (User) draws the graph with the retainer', async () => {
+    await palette('Heapleak: Find Common Retainer', { pick: () => quickPick('common retainer', 'User') });
+    const headline = webview().locator('#headline');
+    await headline.waitFor({ timeout: 60_000 });
+    const text = await headline.innerText();
+    if (!text.includes(`Retainer: ${retainer}`)) throw new Error(`graph headline: ${text}; expected retainer ${retainer}`);
+    const node = webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) });
+    await node.first().waitFor({ timeout: 10_000 });
+    const samples = await webview().locator('g.node polygon[stroke="blue"]').count();
+    if (samples < 2) throw new Error(`only ${samples} sample nodes drawn`);
+    const red = await node.first().locator('polygon[stroke="red"]').count();
+    if (red !== 1) throw new Error('the retainer node is not drawn red');
+    await clearNotifications();
+    await shot('03-retainer-graph.png');
+  });
+
+  await step('clicking the retainer node in the graph inspects it', async () => {
+    const node = webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) }).first();
+    await node.click();
+    await page.locator('.tabs-container .tab', { hasText: `${retainer}.jsonc` }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: `object ${retainer}` }).first().waitFor({ timeout: 10_000 });
+    await shot('04-inspect-from-graph.png');
+  });
+
+  await step('tree: User group -> sample objects -> referrers (the retainer)', async () => {
+    const user = treeRow('User').first();
+    await user.locator('.monaco-tl-twistie').click();
+    const sample = sidebar().locator('.monaco-list-row', { hasText: /^0x[0-9a-f]+\s*User/ }).first();
+    await sample.waitFor({ timeout: 10_000 });
+    await sample.locator('.monaco-tl-twistie').click();
+    await treeRow(retainer).first().waitFor({ timeout: 30_000 });
+    await shot('05-tree-referrers.png');
+  });
+
+  await step('palette: Heapleak: Path to GC Root on the selected sample', async () => {
+    const sample = sidebar().locator('.monaco-list-row', { hasText: /^0x[0-9a-f]+\s*User/ }).first();
+    await sample.click();
+    await palette('Heapleak: Path to GC Root');
+    const headline = webview().locator('#headline', { hasText: 'Path from GC root' });
+    await headline.waitFor({ timeout: 60_000 });
+    await webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) }).first().waitFor({ timeout: 10_000 });
+    await clearNotifications();
+    await shot('06-path-to-root.png');
+  });
+
+  await step('palette: Heapleak: Inspect Object on the retainer (heap B, typed address)', async () => {
+    // Close the object documents, clear the tree selection: the command must ask.
+    await palette('View: Close All Editors');
+    await page.locator('.tabs-container .tab', { hasText: '.jsonc' }).first().waitFor({ state: 'detached', timeout: 10_000 });
+    await sidebar().locator('.monaco-list-row.selected').first().click({ modifiers: ['Control'] });
+    await palette('Heapleak: Inspect Object', {
+      pick: async () => {
+        await quickPick('inspect object', 'B.json');
+        const input = page.locator('.quick-input-widget input');
+        await page.locator('.quick-input-widget .quick-input-message', { hasText: 'Object address' }).first().waitFor({ timeout: 10_000 });
+        await input.fill(retainer);
+        await page.keyboard.press('Enter');
+      },
+    });
+    await page.locator('.tabs-container .tab', { hasText: `${retainer}.jsonc` }).first().waitFor({ timeout: 30_000 });
+  });
+
+  await step('palette: Heapleak: Unload Heap (C.json)', async () => {
+    await palette('Heapleak: Unload Heap', { pick: () => quickPick('unload', 'C.json') });
+    await page.waitForFunction(
+      () => ![...document.querySelectorAll('.part.sidebar .monaco-list-row')].some((r) => r.textContent?.includes('C.json')),
+      undefined,
+      { timeout: 30_000 },
+    );
+    await shot('07-unloaded.png');
+  });
+
+  await step('no error notification was shown', async () => {
+    const errors = await errorToasts();
+    if (errors.length) throw new Error(`error notifications: ${errors.join(' | ')}`);
+  });
+}
+
+let failed = false;
+try {
+  await main();
+} catch (error) {
+  failed = true;
+  if (!steps.some((s) => !s.ok)) console.error(`[e2e] ${error?.stack ?? error}`);
+} finally {
+  fs.writeFileSync(path.join(out, 'steps.json'), JSON.stringify(steps, null, 2));
+  await browser?.close().catch(() => undefined);
+  await server?.close().catch(() => undefined);
+  fs.rmSync(path.join(out, 'run', 'chromium.pid'), { force: true });
+}
+const passed = steps.filter((s) => s.ok).length;
+console.log(`e2e: ${passed} passed, ${steps.length - passed} failed`);
+process.exit(failed ? 1 : 0);

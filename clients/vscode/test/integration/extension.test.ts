@@ -1,0 +1,190 @@
+// extension.ts itself, activated inside the `vscode` stand-in, driving the
+// real heapleakd: the commands as the palette and the tree call them, the
+// tree provider, the graph webview and its click-to-inspect, documents.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Dumps, daemonBinary, makeDumps, repoRoot } from '../support/daemon_env';
+import { Uri, fakeContext, installVscodeStub, makeDocument, resetState, state } from '../support/vscode_stub';
+
+installVscodeStub();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const extension = require('../../src/extension') as typeof import('../../src/extension');
+
+const binary = daemonBinary();
+let dumps: Dumps;
+
+before(() => {
+  dumps = makeDumps('heapleak-vscode-ext-');
+  // the workspace holds the Ruby sources, so allocation sites resolve
+  fs.cpSync(path.join(repoRoot, 'tests/gen'), path.join(dumps.dir, 'tests/gen'), { recursive: true });
+});
+after(() => dumps?.cleanup());
+
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function activate() {
+  const context = fakeContext();
+  const api = extension.activate(context);
+  const tree = state.treeViews.get('heapleak.heaps');
+  return { context, api, tree, dispose: () => Promise.all(context.subscriptions.map((s: { dispose(): unknown }) => s.dispose())) };
+}
+
+describe('the extension in the vscode stand-in, with the real daemon', () => {
+  let ext: ReturnType<typeof activate>;
+  const run = (command: string, ...args: unknown[]) => state.commands.get(command)!(...args);
+
+  before(() => {
+    resetState();
+    state.config.set('heapleak.daemonPath', binary);
+    state.workspaceFolders = [{ uri: Uri.file(dumps.dir), name: 'ws', index: 0 }];
+    ext = activate();
+  });
+  after(async () => {
+    await ext.api.client()?.stop();
+    await ext.dispose();
+  });
+
+  test('activation contributes every command of package.json', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8'));
+    const declared = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
+    assert.deepEqual([...state.commands.keys()].sort(), declared);
+    assert.equal(state.contexts.get('heapleak.ownerAvailable'), false);
+  });
+
+  test('Load Heap Dump(s) from the explorer: three heaps with progress, in the tree', async () => {
+    const uris = [dumps.a, dumps.b, dumps.c].map((f) => Uri.file(f));
+    await run('heapleak.loadHeap', uris[0], uris);
+    assert.deepEqual(state.progress.map((p) => p.title), ['Heapleak: loading A.json', 'Heapleak: loading B.json', 'Heapleak: loading C.json']);
+    const increments = state.progress[0].reports.reduce((sum, r) => sum + (r.increment ?? 0), 0);
+    assert.equal(increments, 100);
+    const roots = await ext.tree.provider.getChildren();
+    const items = roots.map((n: unknown) => ext.tree.provider.getTreeItem(n));
+    assert.deepEqual(items.map((i: { label: string }) => i.label), ['A.json', 'B.json', 'C.json']);
+    assert.match(items[1].description, /^h2 · [\d,]+ objects · [\d.]+ MiB$/);
+    assert.ok(state.executed.some((e) => e.command === 'heapleak.heaps.focus'));
+    assert.equal(ext.tree.message, 'Next: Heapleak: Run Leak Diff');
+    // the optional methods were probed from capabilities once the daemon started
+    assert.equal(state.contexts.get('heapleak.ownerAvailable'), ext.api.client()!.serverInfo!.capabilities.methods instanceof Array && (ext.api.client()!.serverInfo!.capabilities.methods as string[]).includes('owner'));
+  });
+
+  test('Run Leak Diff with the default picks: the groups under the target heap', async () => {
+    await run('heapleak.runLeakDiff');
+    assert.equal(state.quickPicks.length, 3);
+    const [, h2] = await ext.tree.provider.getChildren();
+    const kids = await ext.tree.provider.getChildren(h2);
+    const labels = kids.map((n: unknown) => ext.tree.provider.getTreeItem(n).label);
+    assert.match(labels[0], /^Leaked: [\d,]+ objects/);
+    assert.ok(labels.includes('User'), labels.join(','));
+    const user = kids[labels.indexOf('User')];
+    assert.match(ext.tree.provider.getTreeItem(user).description, /^300 objects, /);
+  });
+
+  test('Find Common Retainer on the User group: the graph webview shows the true retainer', async () => {
+    const [, h2] = await ext.tree.provider.getChildren();
+    const kids = await ext.tree.provider.getChildren(h2);
+    const user = kids.find((n: { kind: string; group?: { key: string } }) => n.kind === 'group' && n.group!.key === 'User');
+    await run('heapleak.findRetainer', user, [user]);
+    assert.equal(state.panels.length, 1);
+    const panel = state.panels[0];
+    assert.equal(panel.viewType, 'heapleak.graph');
+    assert.equal(panel.title, 'Retainer of User');
+    assert.deepEqual(panel.webview.options, { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: false });
+    const html = panel.webview.html;
+    const retainer = dumps.truth.root.retainer.address;
+    assert.match(html, new RegExp(`<h1 id="headline">Retainer: ${retainer} `));
+    assert.match(html, new RegExp(`<title>${retainer}</title>`));
+    assert.match(html, /Content-Security-Policy" content="default-src 'none'; img-src vscode-webview:\/\/stub data:/);
+    // clicking a node in the page inspects it
+    panel.webview.postMessageFromPage({ type: 'inspect', address: retainer });
+    const shown = await until('the object document', () => state.shownDocuments.find((d) => d.uri.includes(retainer)));
+    assert.equal(shown.uri, `heapleak-object:/h2/${retainer}.jsonc`);
+    assert.equal(shown.language, 'jsonc');
+    assert.match(shown.text, new RegExp(`^// heapleak: object ${retainer} in heap B.json \\(h2\\)\\n// Hash \\(HASH\\)`));
+  });
+
+  test('a sample object: inspect, lazily fetched referrers, allocation site link', async () => {
+    const [, h2] = await ext.tree.provider.getChildren();
+    const kids = await ext.tree.provider.getChildren(h2);
+    const user = kids.find((n: { kind: string; group?: { key: string } }) => n.kind === 'group' && n.group!.key === 'User');
+    const samples = await ext.tree.provider.getChildren(user);
+    assert.equal(samples.length, 50);
+    const item = ext.tree.provider.getTreeItem(samples[0]);
+    assert.equal(item.command.command, 'heapleak.inspectObject');
+    await run(item.command.command, ...item.command.arguments);
+    const doc = state.shownDocuments.at(-1)!;
+    assert.match(doc.text, /\/\/ User \(OBJECT\)/);
+    assert.match(doc.text, /\/\/ allocated at .*class_cache\.rb:\d+/);
+    const referrers = await ext.tree.provider.getChildren(samples[0]);
+    const referrerItems = referrers.map((n: unknown) => ext.tree.provider.getTreeItem(n));
+    assert.ok(referrerItems.some((i: { label: string }) => i.label === dumps.truth.root.retainer.address), JSON.stringify(referrerItems.map((i: { label: string }) => i.label)));
+    // the document link goes to the Ruby source at that line
+    const links = state.linkProviders[0].provider.provideDocumentLinks(makeDocument(Uri.parse(doc.uri), doc.text));
+    assert.equal(links.length, 1);
+    assert.match(links[0].target.toString(), /^file:.*tests\/gen\/scenarios\/class_cache\.rb#L\d+$/);
+    // and Open Allocation Site opens it at the line
+    await run('heapleak.openAllocationSite', samples[0]);
+    const opened = state.shownDocuments.at(-1)!;
+    assert.match(opened.uri, /class_cache\.rb$/);
+    assert.ok(opened.selectionLine! >= 0);
+  });
+
+  test('Path to GC Root draws the path in the same webview', async () => {
+    const sample = dumps.truth.root.samples[0];
+    await run('heapleak.pathToRoot', { kind: 'object', id: 'x', heap: 'h2', address: sample, role: 'sample' });
+    const html = state.panels[0].webview.html;
+    assert.match(html, new RegExp(`<h1 id="headline">Path from GC root &quot;\\w+&quot; to ${sample}: \\d+ hops</h1>`));
+    assert.match(html, new RegExp(`<title>${dumps.truth.root.retainer.address}</title>`));
+  });
+
+  test('Unload Heap from the tree', async () => {
+    const roots = await ext.tree.provider.getChildren();
+    await run('heapleak.unloadHeap', roots[2]);
+    const after = await ext.tree.provider.getChildren();
+    assert.equal(after.length, 2);
+    assert.deepEqual((await ext.api.client()!.listHeaps()).heaps.map((h) => h.heap), ['h1', 'h2']);
+  });
+
+  test('a daemon crash empties the tree, warns, and the restarted daemon serves', async () => {
+    const client = ext.api.client()!;
+    const pid = client.pid!;
+    process.kill(pid, 'SIGKILL');
+    const warning = await until('the crash warning', () => state.messages.find((m) => /crashed/.test(m.message)));
+    assert.match(warning.message, /heapleakd crashed \(signal SIGKILL\) and was restarted\. 2 loaded heaps were lost\./);
+    assert.deepEqual(warning.actions, ['Reload Heaps']);
+    assert.deepEqual(await ext.tree.provider.getChildren(), []);
+    await until('the restart', () => client.running && client.pid !== pid);
+    await run('heapleak.loadHeap', Uri.file(dumps.a));
+    assert.equal((await ext.tree.provider.getChildren()).length, 1);
+    assert.ok((state.outputs.get('Heapleak') ?? []).join('').includes('exited unexpectedly'));
+  });
+});
+
+describe('the extension without a daemon', () => {
+  test('a wrong heapleak.daemonPath: an error that says how to fix it, with Open Settings', async () => {
+    resetState();
+    state.config.set('heapleak.daemonPath', '/nonexistent/heapleakd');
+    state.workspaceFolders = [];
+    state.messageAction = (_m, actions) => (actions.includes('Open Settings') ? 'Open Settings' : undefined);
+    const ext = activate();
+    try {
+      await state.commands.get('heapleak.loadHeap')!(Uri.file('/tmp/x.json'));
+      const error = state.messages.find((m) => m.level === 'error')!;
+      assert.match(error.message, /heapleak\.daemonPath is set to "\/nonexistent\/heapleakd" but no executable is there/);
+      assert.deepEqual(error.actions, ['Open Settings', 'Show Output']);
+      await until('settings opened', () => state.executed.find((e) => e.command === 'workbench.action.openSettings'));
+      assert.equal(state.progress.length, 0);
+    } finally {
+      await ext.dispose();
+    }
+  });
+});

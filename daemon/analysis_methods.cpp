@@ -12,26 +12,10 @@
 
 namespace heapleak::daemon {
 namespace json = boost::json;
-using protocol::RequestContext;
-using protocol::TypedReply;
 
 namespace {
 
-// Runs `work` on the query pool; its exceptions become error replies.
-template <class Work>
-void on_query_pool(DaemonContext& ctx, TypedReply<json::value> reply, Work work) {
-  ctx.queries.post([reply, work = std::move(work)] {
-    try {
-      reply(work());
-    } catch (const protocol::RpcException& e) {
-      reply.error(e.error());
-    } catch (const std::exception& e) {
-      reply.error(protocol::internal_error(std::string("internal error: ") + e.what()));
-    }
-  });
-}
-
-json::value run_stats(const DaemonContext& ctx, const StatsParams& params) {
+json::value run_stats(DaemonContext& ctx, const StatsParams& params) {
   auto group_by = parse_group_by(params.group_by);
   if (!group_by) {
     throw protocol::RpcException(protocol::invalid_params("params.groupBy: expected class, site or generation"));
@@ -55,7 +39,7 @@ json::value run_stats(const DaemonContext& ctx, const StatsParams& params) {
   return out;
 }
 
-json::value run_root(const DaemonContext& ctx, const RootParams& params) {
+json::value run_root(DaemonContext& ctx, const RootParams& params) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   RetainerRequest request;
   request.addresses = parse_address_list(params.addresses);
@@ -68,7 +52,7 @@ json::value run_root(const DaemonContext& ctx, const RootParams& params) {
   return out;
 }
 
-json::value run_path_to_root(const DaemonContext& ctx, const AddressParams& params) {
+json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex index = require_object(*entry.heap, params.address);
   auto path = path_to_root(*entry.heap, index);
@@ -79,18 +63,9 @@ json::value run_path_to_root(const DaemonContext& ctx, const AddressParams& para
 }  // namespace
 
 void register_analysis_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  binder.add_async<StatsParams, json::value>(
-      "stats", [&ctx](StatsParams params, RequestContext, TypedReply<json::value> reply) {
-        on_query_pool(ctx, reply, [&ctx, params = std::move(params)] { return run_stats(ctx, params); });
-      });
-  binder.add_async<RootParams, json::value>(
-      "root", [&ctx](RootParams params, RequestContext, TypedReply<json::value> reply) {
-        on_query_pool(ctx, reply, [&ctx, params = std::move(params)] { return run_root(ctx, params); });
-      });
-  binder.add_async<AddressParams, json::value>(
-      "pathToRoot", [&ctx](AddressParams params, RequestContext, TypedReply<json::value> reply) {
-        on_query_pool(ctx, reply, [&ctx, params = std::move(params)] { return run_path_to_root(ctx, params); });
-      });
+  add_on_query_pool<StatsParams>(binder, ctx, "stats", run_stats);
+  add_on_query_pool<RootParams>(binder, ctx, "root", run_root);
+  add_on_query_pool<AddressParams>(binder, ctx, "pathToRoot", run_path_to_root);
 }
 
 }  // namespace heapleak::daemon

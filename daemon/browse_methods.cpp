@@ -12,7 +12,6 @@
 namespace heapleak::daemon {
 namespace json = boost::json;
 using protocol::RequestContext;
-using protocol::TypedReply;
 
 namespace {
 
@@ -64,12 +63,10 @@ void register_browse_methods(protocol::Binder& binder, DaemonContext& ctx) {
     const ObjectIndex i = require_object(*entry.heap, params.address);
     return page_json(*entry.heap, i, entry.heap->references(i), params);
   });
-  binder.add_async<AddressParams, json::value>(
-      "object", [&ctx](AddressParams params, RequestContext, TypedReply<json::value> reply) {
-        const HeapEntry entry = require_heap(ctx.store, params.heap);
-        const ObjectIndex i = require_object(*entry.heap, params.address);
-        ctx.queries.post([reply, entry, i] { reply(object_json(entry, i)); });
-      });
+  add_on_query_pool<AddressParams>(binder, ctx, "object", [](DaemonContext& ctx, const AddressParams& params) {
+    const HeapEntry entry = require_heap(ctx.store, params.heap);
+    return object_json(entry, require_object(*entry.heap, params.address));
+  });
 }
 
 }  // namespace heapleak::daemon

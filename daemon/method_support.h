@@ -1,5 +1,6 @@
 // Small helpers shared by the method families: core errors to wire errors,
-// heap and address lookups that answer -32803 with a reason.
+// heap and address lookups that answer -32803 with a reason, and running a
+// method on the query pool.
 #pragma once
 
 #include <string>
@@ -7,7 +8,9 @@
 
 #include "core/error.h"
 #include "core/heap.h"
+#include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
+#include "protocol/binder.h"
 #include "protocol/error.h"
 
 namespace heapleak::daemon {
@@ -21,5 +24,24 @@ ObjectIndex require_object(const Heap& heap, const std::string& address);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);
+
+// Registers `method` to run `work(ctx, params)` -> json::value on the query
+// pool, so heavy work never holds up a connection's input thread; exceptions
+// become error replies.
+template <class Params, class Work>
+void add_on_query_pool(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
+  binder.add_async<Params, boost::json::value>(
+      method, [&ctx, work](Params params, protocol::RequestContext, protocol::TypedReply<boost::json::value> reply) {
+        ctx.queries.post([&ctx, work, params = std::move(params), reply] {
+          try {
+            reply(work(ctx, params));
+          } catch (const protocol::RpcException& e) {
+            reply.error(e.error());
+          } catch (const std::exception& e) {
+            reply.error(protocol::internal_error(std::string("internal error: ") + e.what()));
+          }
+        });
+      });
+}
 
 }  // namespace heapleak::daemon

@@ -12,26 +12,8 @@
 
 namespace heapleak::daemon {
 namespace json = boost::json;
-using protocol::RequestContext;
-using protocol::TypedReply;
 
 namespace {
-
-template <class Params, class Work>
-void add_pooled(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
-  binder.add_async<Params, json::value>(
-      method, [&ctx, work](Params params, RequestContext, TypedReply<json::value> reply) {
-        ctx.queries.post([&ctx, work, params = std::move(params), reply] {
-          try {
-            reply(work(ctx, params));
-          } catch (const protocol::RpcException& e) {
-            reply.error(e.error());
-          } catch (const std::exception& e) {
-            reply.error(protocol::internal_error(std::string("internal error: ") + e.what()));
-          }
-        });
-      });
-}
 
 const Heap& require_edges(const HeapEntry& entry) {
   if (!entry.heap->has_edges()) {
@@ -43,7 +25,7 @@ const Heap& require_edges(const HeapEntry& entry) {
 }  // namespace
 
 void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  add_pooled<RootParams>(binder, ctx, "owner", [](DaemonContext& ctx, const RootParams& params) {
+  add_on_query_pool<RootParams>(binder, ctx, "owner", [](DaemonContext& ctx, const RootParams& params) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     std::vector<ObjectIndex> objects;
@@ -55,7 +37,7 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(std::move(out));
   });
 
-  add_pooled<StatsParams>(binder, ctx, "explain", [](DaemonContext& ctx, const StatsParams& params) {
+  add_on_query_pool<StatsParams>(binder, ctx, "explain", [](DaemonContext& ctx, const StatsParams& params) {
     const HeapEntry baseline = require_heap(ctx.store, params.baseline);
     const HeapEntry target = require_heap(ctx.store, params.target);
     std::optional<HeapEntry> later;
@@ -68,13 +50,13 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(std::move(out));
   });
 
-  add_pooled<AddressParams>(binder, ctx, "retained", [](DaemonContext& ctx, const AddressParams& params) {
+  add_on_query_pool<AddressParams>(binder, ctx, "retained", [](DaemonContext& ctx, const AddressParams& params) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     return json::value(retained_json(heap, require_object(heap, params.address)));
   });
 
-  add_pooled<TopParams>(binder, ctx, "topRetainers", [](DaemonContext& ctx, const TopParams& params) {
+  add_on_query_pool<TopParams>(binder, ctx, "topRetainers", [](DaemonContext& ctx, const TopParams& params) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     if (params.group_by != "object" && params.group_by != "class") {
@@ -85,7 +67,7 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(std::move(out));
   });
 
-  add_pooled<TopParams>(binder, ctx, "duplicateStrings", [](DaemonContext& ctx, const TopParams& params) {
+  add_on_query_pool<TopParams>(binder, ctx, "duplicateStrings", [](DaemonContext& ctx, const TopParams& params) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = *entry.heap;
     json::array strings;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <iostream>
 
 namespace heapleak::cli {
@@ -53,6 +54,26 @@ std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOp
   }
   warn_about_load(**heap);
   return *heap;
+}
+
+std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
+                                                            const std::vector<LoadOptions>& options, int& exit_code) {
+  std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    loads.push_back(std::async(std::launch::async, [&, k] { return load_heap(paths[k], options[k]); }));
+  }
+  std::vector<std::shared_ptr<const Heap>> heaps;
+  for (auto& load : loads) {
+    auto heap = load.get();
+    if (!heap) {
+      if (exit_code == kExitOk) exit_code = report_error(heap.error());
+      continue;
+    }
+    warn_about_load(**heap);
+    heaps.push_back(*heap);
+  }
+  if (exit_code != kExitOk) heaps.clear();
+  return heaps;
 }
 
 void warn_about_load(const Heap& heap) {

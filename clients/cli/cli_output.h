@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clients/cli/cli_args.h"
 #include "core/error.h"
@@ -30,6 +31,11 @@ int report_error(const Error& error);
 // printing why) when the file cannot be written.
 bool write_output(const Args& args, const std::string& text);
 std::string to_json_text(const boost::json::value& value);
+
+// Loads several dumps in parallel, the k-th with options[k]; on the first
+// failure prints the error, sets `exit_code` and returns an empty list.
+std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
+                                                            const std::vector<LoadOptions>& options, int& exit_code);
 
 // Loads a heap; on failure prints the error and sets `exit_code`.
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,

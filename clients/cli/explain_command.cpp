@@ -1,7 +1,6 @@
 // `heapleak explain A B C`: the leak groups of the diff, each with who owns
 // it, how many bytes it keeps alive and how that owner is reached from a GC
 // root, ranked by retained bytes. The answer to start with.
-#include <future>
 #include <iostream>
 #include <sstream>
 
@@ -38,19 +37,11 @@ int run_explain(const std::vector<std::string>& argv) {
   if (args.positional.size() < 2 || args.positional.size() > 3) throw UsageError{"expects two or three dumps: A B [C]"};
   const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
   // Only B needs references; A and C answer identity questions.
-  std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
-  for (std::size_t k = 0; k < args.positional.size(); ++k) {
-    LoadOptions options;
-    options.build_edges = k == 1;
-    loads.push_back(std::async(std::launch::async, [path = args.positional[k], options] { return load_heap(path, options); }));
-  }
-  std::vector<std::shared_ptr<const Heap>> heaps;
-  for (auto& load : loads) {
-    auto heap = load.get();
-    if (!heap) return report_error(heap.error());
-    warn_about_load(**heap);
-    heaps.push_back(*heap);
-  }
+  std::vector<LoadOptions> options(args.positional.size());
+  for (std::size_t k = 0; k < options.size(); ++k) options[k].build_edges = k == 1;
+  int exit_code = kExitOk;
+  const auto heaps = load_all_or_report(args.positional, options, exit_code);
+  if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
   const LeakDiff diff = diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";

@@ -1,5 +1,4 @@
 // `heapleak stats A B [C]`: the leak diff, in the seed's format or as JSON.
-#include <future>
 #include <iostream>
 #include <sstream>
 
@@ -67,24 +66,11 @@ int run_stats(const std::vector<std::string>& argv) {
   const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
 
   // The diff needs no references: load identity columns only, the dumps in parallel.
-  LoadOptions load_options;
-  load_options.build_edges = false;
-  std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
-  for (const auto& path : args.positional) {
-    loads.push_back(std::async(std::launch::async, [&, path] { return load_heap(path, load_options); }));
-  }
-  std::vector<std::shared_ptr<const Heap>> heaps;
+  LoadOptions identity_only;
+  identity_only.build_edges = false;
   int exit_code = kExitOk;
-  for (auto& load : loads) {
-    auto heap = load.get();
-    if (!heap) {
-      if (exit_code == kExitOk) exit_code = report_error(heap.error());
-      continue;
-    }
-    warn_about_load(**heap);
-    heaps.push_back(*heap);
-  }
-  if (exit_code != kExitOk) return exit_code;
+  const auto heaps = load_all_or_report(args.positional, std::vector(args.positional.size(), identity_only), exit_code);
+  if (heaps.empty()) return exit_code;
 
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
   const LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);

@@ -87,23 +87,49 @@ class GzipSource final : public ByteSource {
         inflateReset(&stream_);
         member_done_ = false;
       }
-      int rc = inflate(&stream_, Z_NO_FLUSH);
+      // Z_BLOCK stops at deflate block boundaries, where access points can be saved.
+      const uInt before = stream_.avail_out;
+      int rc = inflate(&stream_, Z_BLOCK);
+      out_total_ += before - stream_.avail_out;
       if (rc == Z_STREAM_END) {
         member_done_ = true;
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
         return make_error(ErrorReason::kCorruptInput,
                           std::string("gzip data is corrupt: ") +
                               (stream_.msg ? stream_.msg : "inflate failed"));
+      } else {
+        maybe_save_access_point();
       }
     }
     return capacity - stream_.avail_out;
   }
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
+  std::shared_ptr<const GzipIndex> access_index() const override { return index_; }
 
  private:
+  // At the end of a deflate block that is not the member's last, with enough
+  // output since the previous point, save where inflate could restart.
+  void maybe_save_access_point() {
+    const bool block_end = (stream_.data_type & 128) != 0 && (stream_.data_type & 64) == 0;
+    if (!block_end || out_total_ < next_point_) return;
+    GzipAccessPoint point;
+    point.out = out_total_;
+    point.in = consumed_ - stream_.avail_in;
+    point.bits = stream_.data_type & 7;
+    point.window.resize(32768);
+    uInt length = 32768;
+    if (inflateGetDictionary(&stream_, point.window.data(), &length) != Z_OK) return;
+    point.window.resize(length);
+    index_->points.push_back(std::move(point));
+    next_point_ = out_total_ + GzipIndex::kSpacing;
+  }
+
   FileHandle file_;
   std::vector<char> input_;
   z_stream stream_;
+  std::uint64_t out_total_ = 0;
+  std::uint64_t next_point_ = GzipIndex::kSpacing;
+  std::shared_ptr<GzipIndex> index_ = std::make_shared<GzipIndex>();
   std::uint64_t consumed_ = 0;
   bool member_done_ = false;
   bool finished_ = false;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/gzip_index.h"
 
 namespace heapleak {
 
@@ -20,6 +21,10 @@ class ByteSource {
 
   // Bytes of the file on disk consumed so far (compressed bytes for gzip).
   virtual std::uint64_t file_bytes_consumed() const = 0;
+
+  // gzip: access points saved while inflating (see gzip_index.h); null for
+  // plain files. Complete once read() has returned 0.
+  virtual std::shared_ptr<const GzipIndex> access_index() const { return nullptr; }
 
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }

@@ -85,6 +85,10 @@ RetainerResult find_common_retainer(const Heap& heap, const RetainerQuery& query
       return result;
     }
     if (!any_frontier) return result;
+    if (query.cancel != nullptr && query.cancel->load(std::memory_order_relaxed)) {
+      result.cancelled = true;
+      return result;
+    }
     if (result.visited > query.max_visits) {
       result.budget_exhausted = true;
       return result;

@@ -5,6 +5,7 @@
 // the search stops on an answer, on exhaustion, or on a visit budget.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -16,6 +17,7 @@ struct RetainerQuery {
   std::vector<ObjectIndex> samples;  // distinct objects of the heap
   std::size_t min_samples = 0;       // 0: all samples
   std::size_t max_visits = 20'000'000;
+  const std::atomic<bool>* cancel = nullptr;  // checked once per level
 };
 
 struct RetainerResult {
@@ -25,6 +27,7 @@ struct RetainerResult {
   std::vector<std::vector<ObjectIndex>> paths;
   std::size_t visited = 0;
   bool budget_exhausted = false;
+  bool cancelled = false;
 };
 
 // A sample is an ordinary node on the way (samples may reach each other

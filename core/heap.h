@@ -15,6 +15,7 @@
 
 #include "core/address.h"
 #include "core/column.h"
+#include "core/gzip_index.h"
 #include "core/object_type.h"
 #include "core/string_pool.h"
 
@@ -75,6 +76,7 @@ struct HeapColumns {
   Column<ObjectIndex> in_edges;
   std::vector<RootCategory> roots;
   StringPool names;
+  std::shared_ptr<const GzipIndex> gzip_index;  // gzip dumps: random access to records
 };
 
 class Heap {
@@ -113,6 +115,7 @@ class Heap {
   std::span<const ObjectIndex> references(ObjectIndex i) const;
   std::span<const ObjectIndex> referrers(ObjectIndex i) const;
   const std::vector<RootCategory>& roots() const { return c_.roots; }
+  const GzipIndex* gzip_index() const { return c_.gzip_index.get(); }
 
   // Resident bytes of the columns, edges and names (what a load costs).
   std::size_t bytes_used() const;

@@ -32,6 +32,7 @@ class HeapBuilder {
 
   void add_object(const DumpRecord& record, std::uint64_t line_offset);
   void add_root(const DumpRecord& record);
+  void set_gzip_index(std::shared_ptr<const GzipIndex> index) { c_.gzip_index = std::move(index); }
   std::size_t object_count() const { return c_.address.size(); }
 
   // Consumes the builder. `report` gets the counts only the build knows and

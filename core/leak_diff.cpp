@@ -69,9 +69,13 @@ std::uint64_t content_fingerprint(const Heap& heap, ObjectIndex i) {
 // else the highest addresses, stand for them.
 std::vector<ObjectIndex> diff_by_fingerprint(const Heap& baseline, const Heap& target, const Heap* later) {
   std::unordered_map<std::uint64_t, std::int64_t> in_baseline, in_later;
-  for (ObjectIndex i = 0; i < baseline.size(); ++i) ++in_baseline[content_fingerprint(baseline, i)];
+  for (ObjectIndex i = 0; i < baseline.size(); ++i) {
+    if (is_live(baseline.type(i))) ++in_baseline[content_fingerprint(baseline, i)];
+  }
   if (later) {
-    for (ObjectIndex i = 0; i < later->size(); ++i) ++in_later[content_fingerprint(*later, i)];
+    for (ObjectIndex i = 0; i < later->size(); ++i) {
+      if (is_live(later->type(i))) ++in_later[content_fingerprint(*later, i)];
+    }
   }
   std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> in_target;
   for (ObjectIndex i = 0; i < target.size(); ++i) {

@@ -44,6 +44,8 @@ class LinePipeline {
   std::uint64_t file_bytes_consumed() const { return consumed_.load(); }
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }
+  // After next() returned nullptr: the gzip access points (null for plain files).
+  std::shared_ptr<const GzipIndex> access_index() const { return source_->access_index(); }
 
  private:
   void run();

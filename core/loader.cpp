@@ -85,6 +85,8 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   if (auto error = pipeline.error()) {
     return make_error(error->reason, path + ": " + error->message);
   }
+  // Record offsets are only kept for full heaps; so are the access points.
+  if (options.build_edges) builder.set_gzip_index(pipeline.access_index());
   if (builder.object_count() == 0 && report.root_records == 0 && report.shapes == 0) {
     if (non_blank_lines == 0) {
       return make_error(ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump");

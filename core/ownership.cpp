@@ -11,21 +11,36 @@
 namespace heapleak {
 namespace {
 
-// Sum of retained sizes of the set's objects that no other object of the
-// set dominates (so nothing is counted twice). Walks each object's dominator
-// chain up to `stop` (the set's owner), which is short in practice.
+// Sum of retained sizes of the set's objects that no other object of the set
+// dominates (so nothing is counted twice). "Some dominator of y up to `stop`
+// is in the set" is memoised along every chain walked, so the whole pass is
+// linear in the objects visited even for a leaked linked list.
 std::uint64_t retained_by_set(const DominatorTree& tree, std::span<const ObjectIndex> set, ObjectIndex stop) {
   const std::unordered_set<ObjectIndex> members(set.begin(), set.end());
-  std::uint64_t total = 0;
-  for (ObjectIndex i : set) {
-    bool covered = false;
-    for (ObjectIndex x = tree.idom(i); x != stop && x != DominatorTree::kSuperRoot && x != kNoObject;
-         x = tree.idom(x)) {
-      if (members.contains(x)) {
-        covered = true;
+  std::unordered_map<ObjectIndex, bool> member_at_or_above;  // up to `stop`
+  std::vector<ObjectIndex> chain;
+  auto reaches_member = [&](ObjectIndex y) {
+    chain.clear();
+    bool found = false;
+    for (;; y = tree.idom(y)) {
+      if (y == DominatorTree::kSuperRoot || y == kNoObject) break;
+      if (auto known = member_at_or_above.find(y); known != member_at_or_above.end()) {
+        found = known->second;
         break;
       }
+      chain.push_back(y);
+      if (members.contains(y)) {
+        found = true;
+        break;
+      }
+      if (y == stop) break;
     }
+    for (ObjectIndex x : chain) member_at_or_above[x] = found;
+    return found;
+  };
+  std::uint64_t total = 0;
+  for (ObjectIndex i : set) {
+    const bool covered = i != stop && reaches_member(tree.idom(i));
     if (!covered) total += tree.retained(i);
   }
   return total;
@@ -58,9 +73,21 @@ void sort_tree(PathTreeNode& node) {
 // each part with its own lowest common dominator.
 std::vector<Owner> owners_of_parts(const DominatorTree& tree, std::span<const ObjectIndex> set) {
   std::map<ObjectIndex, std::vector<ObjectIndex>> parts;
+  std::unordered_map<ObjectIndex, ObjectIndex> top_of;  // memo: each chain is walked once
+  std::vector<ObjectIndex> chain;
   for (ObjectIndex i : set) {
+    chain.clear();
     ObjectIndex top = i;
-    while (tree.idom(top) != DominatorTree::kSuperRoot) top = tree.idom(top);
+    for (;;) {
+      if (auto known = top_of.find(top); known != top_of.end()) {
+        top = known->second;
+        break;
+      }
+      chain.push_back(top);
+      if (tree.idom(top) == DominatorTree::kSuperRoot) break;
+      top = tree.idom(top);
+    }
+    for (ObjectIndex x : chain) top_of[x] = top;
     parts[top].push_back(i);
   }
   std::vector<Owner> owners;
@@ -93,35 +120,61 @@ std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
 
 std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t limit) {
   const DominatorTree& tree = heap.dominators();
+  const std::size_t n = heap.size();
   // An object's retained size counts for its class unless an object of the
-  // same class dominates it (a linked list counts once, at its head).
-  std::unordered_map<std::string, ClassRetention> by_key;
-  std::vector<std::string> keys(heap.size());
-  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+  // same class dominates it (a linked list counts once, at its head). One
+  // depth-first walk of the dominator tree, keeping how many objects of each
+  // class are on the current branch, decides that for every object.
+  std::unordered_map<std::string, std::uint32_t> key_ids;
+  std::vector<ClassRetention> by_id;
+  Column<std::uint32_t> key_of(n, 0);
+  for (ObjectIndex i = 0; i < n; ++i) {
     if (!tree.reachable(i)) continue;
-    keys[i] = object_key(heap, i);
-    ClassRetention& entry = by_key[keys[i]];
-    entry.key = keys[i];
-    ++entry.count;
+    auto [it, inserted] = key_ids.try_emplace(object_key(heap, i), static_cast<std::uint32_t>(by_id.size()));
+    if (inserted) by_id.push_back(ClassRetention{it->first, 0, 0});
+    key_of[i] = it->second;
+    ++by_id[it->second].count;
   }
-  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+  // Children lists of the dominator tree (CSR), the super-root's last.
+  Column<std::uint32_t> first_child(n + 2, 0);
+  for (ObjectIndex i = 0; i < n; ++i) {
     if (!tree.reachable(i)) continue;
-    bool nested = false;
-    for (ObjectIndex x = tree.idom(i); x != DominatorTree::kSuperRoot; x = tree.idom(x)) {
-      if (heap.type(x) == heap.type(i) && keys[x] == keys[i]) {
-        nested = true;
-        break;
-      }
+    const ObjectIndex parent = tree.idom(i) == DominatorTree::kSuperRoot ? n : tree.idom(i);
+    ++first_child[parent + 1];
+  }
+  for (std::size_t k = 0; k <= n; ++k) first_child[k + 1] += first_child[k];
+  Column<ObjectIndex> children(first_child[n + 1]);
+  {
+    Column<std::uint32_t> cursor(first_child.begin(), first_child.end() - 1);
+    for (ObjectIndex i = 0; i < n; ++i) {
+      if (!tree.reachable(i)) continue;
+      const ObjectIndex parent = tree.idom(i) == DominatorTree::kSuperRoot ? n : tree.idom(i);
+      children[cursor[parent]++] = i;
     }
-    if (!nested) by_key[keys[i]].retained += tree.retained(i);
   }
-  std::vector<ClassRetention> out;
-  for (auto& [key, entry] : by_key) out.push_back(std::move(entry));
-  std::sort(out.begin(), out.end(), [](const ClassRetention& a, const ClassRetention& b) {
+  std::vector<std::uint32_t> on_branch(by_id.size(), 0);
+  struct Frame {
+    ObjectIndex node;  // n: the super-root
+    std::uint32_t next;
+  };
+  std::vector<Frame> stack{{static_cast<ObjectIndex>(n), first_child[n]}};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == first_child[top.node + 1]) {
+      if (top.node != n) --on_branch[key_of[top.node]];
+      stack.pop_back();
+      continue;
+    }
+    const ObjectIndex child = children[top.next++];
+    if (on_branch[key_of[child]] == 0) by_id[key_of[child]].retained += tree.retained(child);
+    ++on_branch[key_of[child]];
+    stack.push_back(Frame{child, first_child[child]});
+  }
+  std::sort(by_id.begin(), by_id.end(), [](const ClassRetention& a, const ClassRetention& b) {
     return a.retained != b.retained ? a.retained > b.retained : a.key < b.key;
   });
-  if (out.size() > limit) out.resize(limit);
-  return out;
+  if (by_id.size() > limit) by_id.resize(limit);
+  return by_id;
 }
 
 OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, std::size_t max_paths) {
@@ -154,8 +207,9 @@ OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, s
 std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups) {
   const DominatorTree& tree = target.dominators();
   // The diff groups keep only samples: regroup the leaked objects fully.
+  // Every group is explained, then ranked: cutting by count first could drop
+  // a small group that retains the most.
   std::vector<LeakGroup> groups = group_objects(target, diff.leaked, GroupBy::kClass, SIZE_MAX);
-  if (groups.size() > max_groups) groups.resize(max_groups);
   std::vector<LeakExplanation> out;
   for (auto& group : groups) {
     LeakExplanation explanation;
@@ -181,6 +235,7 @@ std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& di
   std::sort(out.begin(), out.end(), [](const LeakExplanation& a, const LeakExplanation& b) {
     return a.retained != b.retained ? a.retained > b.retained : a.group.key < b.group.key;
   });
+  if (out.size() > max_groups) out.resize(max_groups);
   return out;
 }
 

@@ -64,8 +64,8 @@ struct LeakExplanation {
   RootPath path;  // to the first owner
 };
 
-// The diff's groups (at most `max_groups` largest by count), each with its
-// owners, ranked by retained bytes.
+// The diff's groups, each with its owners, ranked by retained bytes; the
+// first `max_groups` of that ranking.
 std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups = 20);
 
 struct DuplicateStrings {

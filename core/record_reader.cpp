@@ -64,12 +64,18 @@ Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
       if (line.find('\n') != std::string::npos || line.size() > kMaxRecord) break;
     }
     ::close(fd);
-    if (auto newline = line.find('\n'); newline != std::string::npos) line.resize(newline);
+    if (auto newline = line.find('\n'); newline != std::string::npos) {
+      line.resize(newline);
+    } else if (line.size() > kMaxRecord) {
+      return make_error(ErrorReason::kCorruptInput, "record longer than 256 MiB");
+    }
     return line;
   }
-  // gzip has no random access: inflate and discard everything before the
-  // record. Linear in the offset (about a second per GB); zran-style access
-  // points saved at load time would bound it, and are the next step.
+  // gzip: through the nearest access point saved at load time (at most a few
+  // MiB to inflate); before the first point, or if that fails, from the start.
+  if (const GzipIndex* index = heap.gzip_index()) {
+    if (auto line = read_gzip_line(report.path, *index, skip, kMaxRecord)) return line;
+  }
   std::vector<char> discard(1 << 20);
   while (skip > 0) {
     auto n = (*source)->read(discard.data(), std::min<std::uint64_t>(skip, discard.size()));

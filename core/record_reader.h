@@ -1,7 +1,7 @@
 // Reads one object's full record back from its dump file: the heap keeps only
 // the columns its analyses need, plus where each record starts. A plain file
-// costs one pread; a gzip file is inflated up to the record (see the note in
-// record_reader.cpp).
+// costs one pread; a gzip file is inflated from the nearest access point
+// saved at load time (gzip_index.h).
 #pragma once
 
 #include <string>

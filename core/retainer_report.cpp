@@ -27,7 +27,8 @@ Result<RetainerReport> explain_retention(const Heap& heap, const RetainerRequest
     return make_error(ErrorReason::kUnknownAddress, message);
   }
   report.result = find_common_retainer(
-      heap, RetainerQuery{report.samples, request.min_samples, request.max_visits});
+      heap, RetainerQuery{report.samples, request.min_samples, request.max_visits, request.cancel});
+  if (report.result.cancelled) return make_error(ErrorReason::kCancelled, "root search cancelled");
   if (report.result.retainer != kNoObject && !heap.roots().empty()) {
     report.retainer_root_path = heap.root_paths().path_to(heap, report.result.retainer);
   }

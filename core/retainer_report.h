@@ -4,6 +4,7 @@
 // The one composition both the CLI's `root` and the daemon's `root` use.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,12 @@ struct RetainerRequest {
   std::vector<Address> addresses;
   std::size_t min_samples = 0;  // 0: all
   std::size_t max_visits = 20'000'000;
+  const std::atomic<bool>* cancel = nullptr;
 };
 
-// Fails (unknownAddress) only when none of the addresses is in the heap; a
-// missing common retainer is an answer (retainer kNoObject), not an error.
+// Fails (unknownAddress) only when none of the addresses is in the heap, or
+// (cancelled) when `cancel` was set; a missing common retainer is an answer
+// (retainer kNoObject), not an error.
 Result<RetainerReport> explain_retention(const Heap& heap, const RetainerRequest& request);
 
 }  // namespace heapleak

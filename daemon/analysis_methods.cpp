@@ -15,7 +15,7 @@ namespace json = boost::json;
 
 namespace {
 
-json::value run_stats(DaemonContext& ctx, const StatsParams& params) {
+json::value run_stats(DaemonContext& ctx, const StatsParams& params, const std::stop_token&) {
   auto group_by = parse_group_by(params.group_by);
   if (!group_by) {
     throw protocol::RpcException(protocol::invalid_params("params.groupBy: expected class, site or generation"));
@@ -39,12 +39,15 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params) {
   return out;
 }
 
-json::value run_root(DaemonContext& ctx, const RootParams& params) {
+json::value run_root(DaemonContext& ctx, const RootParams& params, const std::stop_token& stop) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   RetainerRequest request;
   request.addresses = parse_address_list(params.addresses);
   request.min_samples = params.min_samples;
   request.max_visits = params.max_nodes;
+  std::atomic<bool> cancel{false};
+  std::stop_callback on_cancel(stop, [&cancel] { cancel.store(true); });
+  request.cancel = &cancel;
   auto report = explain_retention(*entry.heap, request);
   if (!report) throw protocol::RpcException(to_rpc_error(report.error()));
   json::object out = retainer_json(*entry.heap, *report);
@@ -52,7 +55,7 @@ json::value run_root(DaemonContext& ctx, const RootParams& params) {
   return out;
 }
 
-json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params) {
+json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex index = require_object(*entry.heap, params.address);
   auto path = path_to_root(*entry.heap, index);

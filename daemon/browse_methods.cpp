@@ -63,7 +63,7 @@ void register_browse_methods(protocol::Binder& binder, DaemonContext& ctx) {
     const ObjectIndex i = require_object(*entry.heap, params.address);
     return page_json(*entry.heap, i, entry.heap->references(i), params);
   });
-  add_on_query_pool<AddressParams>(binder, ctx, "object", [](DaemonContext& ctx, const AddressParams& params) {
+  add_on_query_pool<AddressParams>(binder, ctx, "object", [](DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     return object_json(entry, require_object(*entry.heap, params.address));
   });

@@ -22,10 +22,16 @@ Connection::~Connection() {
   close();
   session_.reset();
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     writer_stop_ = true;
+    changed_.notify_all();
+    // A peer that does not read can hold the writer in send() forever: give
+    // it two seconds to drain, then cut the connection.
+    if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return writer_done_; }) && stream_.abort) {
+      lock.unlock();
+      stream_.abort();
+    }
   }
-  changed_.notify_all();
   writer_.join();
 }
 
@@ -46,9 +52,10 @@ int Connection::run() {
     while (session_->in_flight() > 0 && !stop_reading_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   {
-    // Let the replies already queued (shutdown's, say) reach the peer.
+    // Let the replies already queued (shutdown's, say) reach the peer,
+    // unless the daemon is stopping (close()): then the destructor decides.
     std::unique_lock lock(mutex_);
-    changed_.wait_for(lock, std::chrono::seconds(5), [&] { return pending_.empty() || broken_; });
+    changed_.wait_for(lock, std::chrono::seconds(5), [&] { return pending_.empty() || broken_ || closed_; });
   }
   const auto code = session_->exit_code();
   return code ? *code : 1;
@@ -89,7 +96,11 @@ void Connection::write_loop() {
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return !pending_.empty() || writer_stop_; });
-      if (pending_.empty()) return;
+      if (pending_.empty()) {
+        writer_done_ = true;
+        changed_.notify_all();
+        return;
+      }
       frame = std::move(pending_.front());
       pending_.pop_front();
       pending_bytes_ -= frame.size();

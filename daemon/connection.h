@@ -61,6 +61,7 @@ class Connection {
   bool closed_ = false;       // close() ran
   bool broken_ = false;       // the peer stopped reading or went away: drop output
   bool writer_stop_ = false;  // destructor: the writer drains and ends
+  bool writer_done_ = false;
   std::unique_ptr<protocol::Session> session_;
   std::thread writer_;
 };

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/byte_source.h"
 #include "core/loader.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
@@ -28,6 +29,16 @@ json::object entry_json(const HeapEntry& entry) {
   return out;
 }
 
+// By magic bytes, as the loader decides, not by the file's name.
+bool file_is_gzip(const std::string& path) {
+  unsigned char magic[2] = {0, 0};
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return false;
+  const std::size_t got = std::fread(magic, 1, 2, file);
+  std::fclose(file);
+  return has_gzip_magic(magic, got);
+}
+
 // A name no other loaded heap has: the file name, then "name-2", "name-3"...
 std::string unique_name(const HeapStore& store, const std::string& wanted) {
   std::string name = wanted;
@@ -43,8 +54,8 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
     reply.error(to_rpc_error(make_error(reason, path + ": " + std::strerror(errno))));
     return;
   }
-  const std::uint64_t estimate = HeapStore::estimate_load_bytes(
-      static_cast<std::uint64_t>(info.st_size), path.ends_with(".gz"));
+  const std::uint64_t estimate =
+      HeapStore::estimate_load_bytes(static_cast<std::uint64_t>(info.st_size), file_is_gzip(path));
   std::string refusal;
   if (!ctx.store.admit(estimate, refusal)) {
     reply.error(protocol::domain_error("overBudget", refusal, {{"path", path}}));

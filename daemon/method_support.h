@@ -25,16 +25,22 @@ ObjectIndex require_object(const Heap& heap, const std::string& address);
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);
 
-// Registers `method` to run `work(ctx, params)` -> json::value on the query
-// pool, so heavy work never holds up a connection's input thread; exceptions
-// become error replies.
+// Registers `method` to run `work(ctx, params, stop)` -> json::value on the
+// query pool, so heavy work never holds up a connection's input thread. A
+// request cancelled (or whose client left) while it waited in the queue is
+// answered -32800 without running; long work checks `stop` itself.
+// Exceptions become error replies.
 template <class Params, class Work>
 void add_on_query_pool(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
   binder.add_async<Params, boost::json::value>(
-      method, [&ctx, work](Params params, protocol::RequestContext, protocol::TypedReply<boost::json::value> reply) {
-        ctx.queries.post([&ctx, work, params = std::move(params), reply] {
+      method, [&ctx, work](Params params, protocol::RequestContext rc, protocol::TypedReply<boost::json::value> reply) {
+        ctx.queries.post([&ctx, work, params = std::move(params), stop = rc.stop, reply] {
+          if (stop.stop_requested()) {
+            reply.cancelled();
+            return;
+          }
           try {
-            reply(work(ctx, params));
+            reply(work(ctx, params, stop));
           } catch (const protocol::RpcException& e) {
             reply.error(e.error());
           } catch (const std::exception& e) {

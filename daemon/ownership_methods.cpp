@@ -25,7 +25,7 @@ const Heap& require_edges(const HeapEntry& entry) {
 }  // namespace
 
 void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  add_on_query_pool<RootParams>(binder, ctx, "owner", [](DaemonContext& ctx, const RootParams& params) {
+  add_on_query_pool<RootParams>(binder, ctx, "owner", [](DaemonContext& ctx, const RootParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     std::vector<ObjectIndex> objects;
@@ -37,7 +37,7 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(std::move(out));
   });
 
-  add_on_query_pool<StatsParams>(binder, ctx, "explain", [](DaemonContext& ctx, const StatsParams& params) {
+  add_on_query_pool<StatsParams>(binder, ctx, "explain", [](DaemonContext& ctx, const StatsParams& params, const std::stop_token&) {
     const HeapEntry baseline = require_heap(ctx.store, params.baseline);
     const HeapEntry target = require_heap(ctx.store, params.target);
     std::optional<HeapEntry> later;
@@ -50,13 +50,13 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(std::move(out));
   });
 
-  add_on_query_pool<AddressParams>(binder, ctx, "retained", [](DaemonContext& ctx, const AddressParams& params) {
+  add_on_query_pool<AddressParams>(binder, ctx, "retained", [](DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     return json::value(retained_json(heap, require_object(heap, params.address)));
   });
 
-  add_on_query_pool<TopParams>(binder, ctx, "topRetainers", [](DaemonContext& ctx, const TopParams& params) {
+  add_on_query_pool<TopParams>(binder, ctx, "topRetainers", [](DaemonContext& ctx, const TopParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = require_edges(entry);
     if (params.group_by != "object" && params.group_by != "class") {
@@ -67,7 +67,7 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(std::move(out));
   });
 
-  add_on_query_pool<TopParams>(binder, ctx, "duplicateStrings", [](DaemonContext& ctx, const TopParams& params) {
+  add_on_query_pool<TopParams>(binder, ctx, "duplicateStrings", [](DaemonContext& ctx, const TopParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const Heap& heap = *entry.heap;
     json::array strings;

@@ -1,6 +1,7 @@
 #include "daemon/socket_server.h"
 
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <list>
+#include <stdexcept>
 #include <mutex>
 #include <thread>
 
@@ -102,6 +104,21 @@ struct SocketServer::Impl {
       }
       ::chmod(dir.c_str(), 0700);
     }
+    // Someone who owns or may write to the directory could swap the socket
+    // for their own: refuse such a directory (a sticky /tmp is fine).
+    struct stat dir_info {};
+    if (::lstat(dir.c_str(), &dir_info) != 0 || !S_ISDIR(dir_info.st_mode)) {
+      error = dir.string() + " is not a directory (or is a symlink); refusing to put the socket there";
+      return false;
+    }
+    if (dir_info.st_uid != ::getuid() && dir_info.st_uid != 0) {
+      error = dir.string() + " belongs to another user; refusing to put the socket there";
+      return false;
+    }
+    if ((dir_info.st_mode & 022) != 0 && (dir_info.st_mode & S_ISVTX) == 0) {
+      error = dir.string() + " is writable by other users; refusing to put the socket there";
+      return false;
+    }
     struct stat info {};
     if (::lstat(path.c_str(), &info) != 0) return true;  // nothing there
     if (!S_ISSOCK(info.st_mode)) {
@@ -129,8 +146,17 @@ struct SocketServer::Impl {
     if (options.mode == DaemonOptions::Mode::kUnix) {
       if (!prepare_unix_path(error)) return false;
       // Bind and listen under a temporary name, then rename: a client never
-      // finds the socket file before it accepts connections.
-      const std::string temporary = options.socket_path + ".tmp-" + std::to_string(::getpid());
+      // finds the socket file before it accepts connections. (Socket paths
+      // are limited to ~107 bytes: a temporary name that would not fit is
+      // skipped and the socket bound in place.)
+      const std::string dir = std::filesystem::path(options.socket_path).parent_path().string();
+      std::string temporary = (dir.empty() ? std::string(".") : dir) + "/.hl" + std::to_string(::getpid());
+      if (temporary.size() >= sizeof(sockaddr_un::sun_path)) temporary = options.socket_path;
+      if (options.socket_path.size() >= sizeof(sockaddr_un::sun_path)) {
+        error = "socket path too long (" + std::to_string(options.socket_path.size()) + " bytes; the limit is " +
+                std::to_string(sizeof(sockaddr_un::sun_path) - 1) + "): " + options.socket_path;
+        return false;
+      }
       ::unlink(temporary.c_str());
       const mode_t old_mask = ::umask(0177);  // the socket is born 0600
       unix_acceptor = std::make_unique<local::acceptor>(io);
@@ -139,11 +165,11 @@ struct SocketServer::Impl {
       ::umask(old_mask);
       if (!ec) ::chmod(temporary.c_str(), 0600);
       if (!ec) unix_acceptor->listen(asio::socket_base::max_listen_connections, ec);
-      if (!ec && ::rename(temporary.c_str(), options.socket_path.c_str()) != 0) {
+      if (!ec && temporary != options.socket_path && ::rename(temporary.c_str(), options.socket_path.c_str()) != 0) {
         ec = boost::system::error_code(errno, boost::system::system_category());
       }
       if (ec) {
-        ::unlink(temporary.c_str());
+        if (temporary != options.socket_path) ::unlink(temporary.c_str());
         error = "cannot listen on " + options.socket_path + ": " + ec.message();
         return false;
       }
@@ -203,6 +229,9 @@ struct SocketServer::Impl {
         if (!given || !given->is_string() || given->as_string() != token) {
           logger->error("closing a TCP client that did not present the token");
           ::shutdown(fd, SHUT_RDWR);
+          // The session answers an error and stays uninitialized, so nothing
+          // pipelined behind this initialize runs.
+          throw std::runtime_error("this daemon requires initializationOptions.token");
         }
       };
     }
@@ -290,7 +319,13 @@ SocketServer::~SocketServer() = default;
 int SocketServer::run() {
   Impl& s = *impl_;
   std::string error;
-  if (!s.listen(error)) {
+  bool listening = false;
+  try {
+    listening = s.listen(error);
+  } catch (const std::exception& e) {
+    error = std::string("cannot listen: ") + e.what();
+  }
+  if (!listening) {
     s.logger->error(error);
     std::fprintf(stderr, "heapleakd: %s\n", error.c_str());
     return 1;

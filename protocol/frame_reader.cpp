@@ -242,6 +242,7 @@ std::optional<FrameEvent> FrameReader::read_headers() {
     if (nl == std::string_view::npos) {
       searched_ = pending.size();
       if (header_bytes_ + pending.size() > options_.max_header_bytes) {
+        pos_ += 1;  // step past this header's start, or the scan finds its marker again at once
         state_ = State::kScan;
         return FrameError{FrameErrorKind::kBadHeader, Framing::kContentLength,
                           "header longer than " + std::to_string(options_.max_header_bytes) +

@@ -1,5 +1,7 @@
 #include "protocol/message.h"
 
+#include <cmath>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -13,7 +15,9 @@ InvalidMessage invalid(json::value id, std::string message) {
 }
 
 bool valid_id(const json::value& id) {
-  return id.is_int64() || id.is_uint64() || id.is_double() || id.is_string() || id.is_null();
+  // A non-finite number (1e999) would be echoed as `Infinity`, which is not JSON.
+  return id.is_int64() || id.is_uint64() || (id.is_double() && std::isfinite(id.get_double())) ||
+         id.is_string() || id.is_null();
 }
 
 }  // namespace

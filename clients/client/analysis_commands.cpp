@@ -1,9 +1,7 @@
 // stats, root, path: the leak diff, the common retainer (as a graph) and the
 // path from a GC root, with heaps named by id, name or dump path.
 #include <boost/json.hpp>
-#include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "clients/client/commands.h"
@@ -20,12 +18,6 @@ namespace {
 
 constexpr std::size_t kDefaultTableGroups = 20;
 constexpr std::size_t kSamplesShown = 3;
-
-void write_text(const std::string& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw ClientError{kExitDaemonError, "cannot write " + file};
-}
 
 std::string describe(const json::value& brief) {
   std::string text = str(brief, "address") + " " + str(brief, "class");
@@ -98,19 +90,8 @@ int run_stats(CommandContext& ctx) {
 
 int run_root(CommandContext& ctx) {
   const Args& args = ctx.args();
-  const std::string format = args.value("--format").value_or("dot");
-  const std::string output = args.value("-o").value_or("");
-  if (format != "dot" && format != "svg" && format != "png") {
-    throw ClientError{kExitUsage, "--format expects dot, svg or png, got '" + format + "'"};
-  }
-  std::optional<std::string> dot_binary;
-  if (format != "dot" && !ctx.json()) {
-    dot_binary = find_dot();
-    if (!dot_binary) throw ClientError{kExitNoGraphviz, graphviz_install_hint()};
-    if (format == "png" && output.empty() && ::isatty(1)) {
-      throw ClientError{kExitUsage, "--format png writes binary data; give -o FILE or redirect stdout"};
-    }
-  }
+  const GraphOutput graph = graph_output(args, ctx.json());
+  const std::string& output = graph.file;
   json::array addresses;
   for (std::size_t k = 1; k < args.positionals.size(); ++k) addresses.emplace_back(args.positionals[k]);
   json::object params{{"heap", resolve_heap(ctx, args.positionals[0])}, {"addresses", std::move(addresses)}};
@@ -121,7 +102,7 @@ int run_root(CommandContext& ctx) {
     if (output.empty()) {
       print_json(std::cout, result);
     } else {
-      write_text(output, json::serialize(result) + "\n");
+      write_file(output, json::serialize(result) + "\n");
     }
     return kExitOk;
   }
@@ -138,17 +119,7 @@ int run_root(CommandContext& ctx) {
                                                              grouped(num(result, "visited")) + " objects (--max-nodes)"
                                                        : "no single object holds the samples (try --min-samples)");
   }
-  const std::string dot = str(result, "dot");
-  if (format == "dot") {
-    if (output.empty()) {
-      std::cout << dot;
-      std::cout.flush();
-    } else {
-      write_text(output, dot);
-    }
-  } else if (std::string error = render_graph(*dot_binary, dot, format, output); !error.empty()) {
-    throw ClientError{kExitDaemonError, error};
-  }
+  write_graph(graph, str(result, "dot"));
   // stdout carries the graph unless it went to a file; the summary goes where it does no harm.
   (output.empty() ? std::cerr : std::cout) << summary << (output.empty() ? "" : "; graph written to " + output)
                                            << "\n";

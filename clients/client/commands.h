@@ -14,6 +14,10 @@ int run_stop(CommandContext& ctx);
 int run_stats(CommandContext& ctx);       // analysis_commands.cpp
 int run_root(CommandContext& ctx);
 int run_path(CommandContext& ctx);
+int run_explain(CommandContext& ctx);     // ownership_commands.cpp
+int run_owner(CommandContext& ctx);
+int run_top(CommandContext& ctx);
+int run_retained(CommandContext& ctx);
 int run_inspect(CommandContext& ctx);     // browse_commands.cpp
 int run_referrers(CommandContext& ctx);
 int run_references(CommandContext& ctx);

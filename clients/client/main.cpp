@@ -23,7 +23,9 @@ Runner runner_for(const std::string& command) {
       {"load", run_load},       {"list", run_list},
       {"unload", run_unload},   {"stop", run_stop},
       {"stats", run_stats},     {"root", run_root},
-      {"path", run_path},       {"inspect", run_inspect},
+      {"path", run_path},       {"explain", run_explain},
+      {"owner", run_owner},     {"top", run_top},
+      {"retained", run_retained}, {"inspect", run_inspect},
       {"referrers", run_referrers}, {"references", run_references},
       {"rpc", run_rpc},
   };

@@ -1,6 +1,9 @@
 #include "clients/client/output.h"
 
 #include <boost/json/serialize.hpp>
+#include <fstream>
+
+#include "clients/client/exit_codes.h"
 
 #include "clients/client/terminal.h"
 
@@ -51,6 +54,12 @@ std::string location(const json::value& brief) {
   const std::string file = str(brief, "file");
   if (file.empty()) return {};
   return file + ":" + std::to_string(num(brief, "line"));
+}
+
+void write_file(const std::string& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw ClientError{kExitDaemonError, "cannot write " + file};
 }
 
 std::vector<std::string> brief_row(const json::value& brief) {

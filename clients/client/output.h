@@ -1,6 +1,7 @@
 // Small formatting helpers shared by the commands: the daemon's result as one
 // JSON line (--json), fields of results read defensively, and human forms of
-// counts, locations and object briefs. No I/O besides the stream given.
+// counts, locations and object briefs. No I/O besides the stream given (and
+// write_file's file).
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -26,6 +27,9 @@ std::string grouped(std::uint64_t n);
 
 // "app.rb:12" from an object brief's file/line, or "".
 std::string location(const boost::json::value& brief);
+
+// Writes `text` to `file`; throws ClientError (kExitDaemonError) when it cannot.
+void write_file(const std::string& file, const std::string& text);
 
 // A table row for an object brief: address, type, class, bytes, location.
 std::vector<std::string> brief_row(const boost::json::value& brief);

@@ -50,7 +50,8 @@ std::string truncate(std::string_view text, std::size_t width) {
 std::string human_bytes(double bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
+  // From 1000 on, the next unit: "1.0 MiB", never "1022.0 KiB" (tables stay narrow).
+  while (bytes >= 1000 && unit < 4) {
     bytes /= 1024;
     ++unit;
   }

@@ -59,6 +59,47 @@ Exit 1 when no common retainer is found (the graph is still written).
 
 The shortest path from a GC root to the object at ADDR.
 )"},
+      {"explain", R"(usage: heapleak-client explain A B [C] [--limit N] [--json]
+
+The answer to start with: the leak diff of `stats` (objects new in B and
+still alive in C, by class), each group with its owner (the object whose
+release would free it: their lowest common dominator), the bytes it keeps
+alive and its path from a GC root, ranked by bytes retained. A, B and C are
+heap ids, names or dump paths (loaded first when new); owners are found in B.
+  --limit N   explain the N largest groups (default 10 in the text, 20 with
+              --json; 0: 20)
+The first ownership command on a heap builds its dominator tree (seconds on
+a multi-gigabyte heap); later ones reuse it.
+)"},
+      {"owner", R"(usage: heapleak-client owner HEAP ADDR... [-o FILE] [--format dot|svg|png] [--json]
+
+The owner of the objects: the nearest object every path from a GC root to
+them passes through (freeing it frees them all), the bytes it retains, its
+own path from a root, and the merged shortest paths from the roots to the
+objects, grouped by class (as an indented tree).
+  -o FILE            write the merged paths as a graph (or the --json result) to FILE
+  --format FORMAT    print the merged paths as a graph: dot (default with -o),
+                     or svg/png rendered with Graphviz `dot` (exit 11 when missing);
+                     without -o the graph goes to stdout and a summary to stderr
+Exit 1 when none of the objects is reachable from a GC root.
+)"},
+      {"top", R"(usage: heapleak-client top HEAP [--by object|class] [--limit N] [--json]
+
+The objects that keep the most memory alive (retained size: their own memsize
+plus everything only they hold), or the classes (--by class), then the
+strings stored many times over (the 5 that waste most).
+  --by KEY     object (default) or class
+  --limit N    entries to show (default 20)
+--json prints topRetainers' result with duplicateStrings' `strings` added as
+`duplicateStrings`.
+)"},
+      {"retained", R"(usage: heapleak-client retained HEAP ADDR [--json]
+
+One object's place in the dominator tree: the bytes freed with it (retained
+size), whether a GC root reaches it, and its immediate dominator (the
+nearest object every path from a root to it passes through; ROOT when only
+the roots do).
+)"},
       {"inspect", R"(usage: heapleak-client inspect HEAP ADDR [--json]
 
 One object: type, class, size, allocation site, edge counts and its record
@@ -105,6 +146,10 @@ usage: heapleak-client COMMAND [ARGS] [options]
   stats A B [C]                  objects new in B (still alive in C), grouped
   root HEAP ADDR...              the common retainer of the samples, as a graph
   path HEAP ADDR                 the shortest path from a GC root
+  explain A B [C]                the leak groups with their owners, ranked by bytes retained
+  owner HEAP ADDR...             the object that owns them all, its path, the merged root paths
+  top HEAP                       what keeps the most memory alive; duplicate strings
+  retained HEAP ADDR             the bytes freed with an object, and its dominator
   inspect HEAP ADDR              one object and its dump record
   referrers HEAP ADDR            who references the object (paged)
   references HEAP ADDR           what the object references (paged)

@@ -1,0 +1,147 @@
+"""The ownership commands (explain, owner, top, retained) as text and with
+--json on the rbheap fixtures (known answers: the 50 leaked strings of heap2
+are owned by Leaky's ARRAY, held by the class Leaky from machine_context),
+one error path each, owner's graph output, and their --help pages."""
+import shutil
+
+from client_helper import *
+
+PARTIAL = os.path.join(FIXTURES, "heap-profiler", "ruby-3.2-partial-retained.heap")
+PATH_TEXT = "ROOT machine_context -> %s CLASS:Leaky -> %s ARRAY" % (LEAKY, ARRAY)
+
+
+def test_explain():
+    # Paths are loaded first, as `stats` does.
+    r = expect(["explain", H1, H2, H3], OK, "explain with paths")
+    lines = r.stdout.splitlines()
+    check(lines[0].startswith("Leaks by bytes retained (53 objects") and "new in h2 since h1, still alive in h3"
+          in lines[0], "explain header", r)
+    check(lines[1].startswith("1. STRING: 53 objects, ") and ", retaining " in lines[1], "explain rank line", r)
+    check("   owner: %s ARRAY retains " % ARRAY in r.stdout and "(50 of the group)" in r.stdout, "explain owner", r)
+    check("   path:  " + PATH_TEXT in r.stdout, "explain path with keys", r)
+    listing = json_of(expect(["list", "--json"], OK, "list after explain"))
+    check([h["heap"] for h in listing["heaps"]] == ["h1", "h2", "h3"], "explain loaded the paths: %s" % listing)
+
+    result = json_of(expect(["explain", "h1", "h2", "h3", "--json"], OK, "explain --json"))
+    check(result["target"] == "h2" and result["total"]["count"] == 53, "explain --json total %s" % result)
+    leak = result["leaks"][0]
+    check(leak["key"] == "STRING" and leak["count"] == 53, "explain --json group %s" % leak)
+    owners = {o["address"]: o for o in leak["owners"]}
+    check(ARRAY in owners and owners[ARRAY]["objects"] == 50 and owners[ARRAY]["retained"] > 0,
+          "explain --json owners %s" % leak["owners"])
+    check(leak["root"] == "machine_context" and leak["path"] == [LEAKY, ARRAY], "explain --json path %s" % leak)
+    check(len(json_of(expect(["explain", "h1", "h2", "--limit", "1", "--json"], OK, "explain 2 heaps"))["leaks"])
+          <= 1, "--limit reaches the daemon")
+
+    r = expect(["explain", "h1", "nosuchheap"], UNKNOWN_HEAP, "explain unknownHeap")
+    check("unknownHeap" in r.stderr, "explain names the reason", r)
+    expect(["explain", "h1"], USAGE, "explain with one heap")
+    expect(["explain", "h1", "h2", "--limit", "many"], USAGE, "explain --limit not a number")
+
+
+def test_owner():
+    r = expect(["owner", "h2"] + LEAKED, OK, "owner")
+    lines = r.stdout.splitlines()
+    check(lines[0].startswith("Owner: %s ARRAY retains " % ARRAY), "owner line", r)
+    check("Path:  " + PATH_TEXT in r.stdout, "owner path", r)
+    check("Merged shortest paths from the GC roots:" in r.stdout, "owner tree title", r)
+    tree = lines[lines.index("Merged shortest paths from the GC roots:") + 1:]
+    check(tree[0].startswith("  ROOT machine_context (50)"), "tree level 1", r)
+    check(tree[1].startswith("    CLASS:Leaky (50)") and LEAKY in tree[1], "tree level 2", r)
+    check(tree[2].startswith("      ARRAY (50)") and ARRAY in tree[2], "tree level 3", r)
+    check(tree[3].startswith("        STRING (50)"), "tree level 4", r)
+
+    result = json_of(expect(["owner", H2] + LEAKED[:2] + ["--json"], OK, "owner --json by path"))
+    check(result["owner"]["address"] == ARRAY and result["owner"]["objects"] == 2 and result["heap"] == "h2",
+          "owner --json %s" % result)
+    check(result["path"] == [LEAKY, ARRAY] and result["root"] == "machine_context", "owner --json path")
+    check(result["paths"]["key"] == "GC roots" and "digraph" in result["dot"], "owner --json paths and dot")
+
+    dot_file = os.path.join(TMP, "owner.dot")
+    r = expect(["owner", "h2"] + LEAKED[:3] + ["-o", dot_file], OK, "owner -o")
+    check("owner %s ARRAY retains" % ARRAY in r.stdout and dot_file in r.stdout, "owner -o summary", r)
+    check(open(dot_file).read().startswith("digraph") and "CLASS:Leaky" in open(dot_file).read(), "owner -o dot")
+    # One object owns itself; two leaked strings are owned by the array.
+    r = expect(["owner", "h2"] + LEAKED[:2] + ["--format", "dot"], OK, "owner --format dot")
+    check(r.stdout.startswith("digraph") and "owner %s" % ARRAY in r.stderr, "owner dot on stdout", r)
+    json_file = os.path.join(TMP, "owner.json")
+    expect(["owner", "h2", LEAKED[0], "--json", "-o", json_file], OK, "owner --json -o")
+    check(json.load(open(json_file))["owner"]["address"] == LEAKED[0], "owner --json -o writes the result")
+    if shutil.which("dot"):
+        svg = os.path.join(TMP, "owner.svg")
+        expect(["owner", "h2"] + LEAKED[:3] + ["--format", "svg", "-o", svg], OK, "owner --format svg")
+        text = open(svg).read()
+        check((text.startswith("<?xml") or text.startswith("<svg")) and "CLASS:Leaky" in text, "owner SVG")
+    else:
+        expect(["owner", "h2", LEAKED[0], "--format", "svg"], NO_GRAPHVIZ, "owner svg without dot")
+
+    r = expect(["owner", "h2", LEAKED[0], "0x1"], UNKNOWN_ADDRESS, "owner unknownAddress")
+    check("0x1" in r.stderr and "unknownAddress" in r.stderr, "owner names the address", r)
+    expect(["owner", "h2", "zz"], INVALID_ARGUMENT, "owner: not an address")
+    expect(["owner", "h2"], USAGE, "owner without addresses")
+    expect(["owner", "h2", LEAKED[0], "--format", "gif"], USAGE, "owner --format gif")
+    r = expect(["owner", PARTIAL, "0x107bf0b78"], NO_ANSWER, "owner: a partial dump has no roots")
+    check("None of the objects is reachable" in r.stdout, "owner says why", r)
+
+
+def test_top():
+    r = expect(["top", "h2"], OK, "top")
+    check(r.stdout.startswith("Retained by object (15,885 objects reachable from GC roots, 1,735 unreachable"),
+          "top header", r)
+    check("RETAINED" in r.stdout and "0x7f9f0287dc20" in r.stdout and "DATA:VM/thread" in r.stdout, "top table", r)
+    check("Duplicate strings (same content, many copies):" in r.stdout and '"leaked memory"' in r.stdout,
+          "top duplicate strings", r)
+    r = expect(["top", H2, "--by", "class", "--limit", "3"], OK, "top --by class")
+    check(r.stdout.startswith("Retained by class") and "DATA:VM/thread" in r.stdout and "OBJECTS" in r.stdout,
+          "top by class table", r)
+    table = r.stdout.split("Duplicate strings")[0].splitlines()
+    check(len(table) == 1 + 1 + 3, "three classes and a header", r)
+
+    result = json_of(expect(["top", "h2", "--limit", "3", "--json"], OK, "top --json"))
+    check([e["address"] for e in result["retainers"]][0] == "0x7f9f0287dc20" and len(result["retainers"]) == 3,
+          "top --json retainers %s" % result)
+    check(result["reachable"] == 15885 and result["heap"] == "h2", "top --json summary")
+    dups = result["duplicateStrings"]
+    check(len(dups) == 5 and "leaked memory" in [d["value"] for d in dups], "top --json duplicate strings %s" % dups)
+    classes = json_of(expect(["top", "h2", "--by", "class", "--json"], OK, "top --by class --json"))["classes"]
+    check(classes[0]["key"] == "DATA:VM/thread" and len(classes) == 20, "top --by class --json %s" % classes[:3])
+
+    expect(["top", "h2", "--by", "site"], INVALID_ARGUMENT, "top --by site")
+    expect(["top", "nosuchheap"], UNKNOWN_HEAP, "top unknownHeap")
+    expect(["top"], USAGE, "top without a heap")
+
+    narrow = dict(BASE_ENV, COLUMNS="60")
+    r = expect(["top", "h2"], OK, "narrow top", env=narrow)
+    check(all(len(line) <= 60 for line in r.stdout.splitlines()[1:]), "top tables fit 60 columns", r)
+
+
+def test_retained():
+    r = expect(["retained", "h2", ARRAY], OK, "retained")
+    check("retained:" in r.stdout and "5,064 bytes" in r.stdout, "retained bytes", r)
+    check("dominator:" in r.stdout and LEAKY + " CLASS:Leaky" in r.stdout, "retained dominator with key", r)
+    check("reachable:" in r.stdout and "yes" in r.stdout, "retained reachable", r)
+    result = json_of(expect(["retained", H2, ARRAY, "--json"], OK, "retained --json"))
+    check(result == {"address": ARRAY, "type": "ARRAY", "class": "Array", "key": "ARRAY", "memsize": 1064,
+                     "reachable": True, "retained": 5064, "dominator": LEAKY}, "retained --json %s" % result)
+    r = expect(["retained", "h2", "0x7f9f0287dc20"], OK, "retained of a root's target")
+    check("ROOT" in r.stdout, "dominator ROOT", r)
+    expect(["retained", "h2", "0x1"], UNKNOWN_ADDRESS, "retained unknownAddress")
+    expect(["retained", "h2", "0xZZ"], INVALID_ARGUMENT, "retained: not an address")
+    expect(["retained", "h2"], USAGE, "retained without an address")
+
+
+def test():
+    test_explain()
+    test_owner()
+    test_top()
+    test_retained()
+    r = expect(["--help"], OK, "--help", socket=None)
+    for command in ("explain", "owner", "top", "retained"):
+        check("  " + command + " " in r.stdout, "--help lists " + command, r)
+        r2 = expect([command, "--help"], OK, command + " --help", socket=None)
+        check(r2.stdout.startswith("usage: heapleak-client " + command), command + " --help page", r2)
+        check("common options:" in r2.stdout, command + " --help shows the common options", r2)
+    expect(["stop"], OK, "stop")
+
+
+main(test)

@@ -1,0 +1,57 @@
+// libFuzzer target: load_heap on a whole file. Byte 0 picks the variant:
+// bit 0 gzip-compresses the rest first, bit 1 identity-only (no edges),
+// bits 2-3 the block size (tiny blocks force line-spanning and block growth).
+// The loader must return a heap or an error, never crash or hang.
+#include <zlib.h>
+
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.h"
+#include "core/loader.h"
+#include "memfd_file.h"
+
+namespace {
+
+std::string gzip(const std::uint8_t* data, std::size_t size) {
+  z_stream stream{};
+  FUZZ_CHECK(!(deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK), "deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK");
+  std::string out(deflateBound(&stream, size) + 32, '\0');
+  stream.next_in = const_cast<Bytef*>(data);
+  stream.avail_in = static_cast<uInt>(size);
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  FUZZ_CHECK(!(deflate(&stream, Z_FINISH) != Z_STREAM_END), "deflate(&stream, Z_FINISH) != Z_STREAM_END");
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1 || size > (1 << 20)) return 0;
+  const std::uint8_t flags = data[0];
+  ++data;
+  --size;
+  std::string bytes = (flags & 1) ? gzip(data, size) : std::string(reinterpret_cast<const char*>(data), size);
+  MemfdFile file(bytes.data(), bytes.size());
+
+  heapleak::LoadOptions options;
+  options.build_edges = (flags & 2) == 0;
+  static constexpr std::size_t kBlocks[] = {16, 256, 4096, std::size_t{4} << 20};
+  options.block_size = kBlocks[(flags >> 2) & 3];
+  std::uint64_t last_done = 0;
+  heapleak::LoadControl control;
+  control.progress = [&](std::uint64_t done, std::uint64_t total) {
+    FUZZ_CHECK(!(done < last_done || done > total), "progress runs forward, within the file");
+    last_done = done;
+  };
+  auto heap = heapleak::load_heap(file.path(), options, control);
+  if (!heap) {
+    FUZZ_CHECK(!(heap.error().message.empty()), "heap.error().message.empty()");
+  } else if (!*heap) {
+    FUZZ_CHECK(false, "load_heap returned a null heap without an error");
+  }
+  return 0;
+}

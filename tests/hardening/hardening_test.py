@@ -1,0 +1,1190 @@
+#!/usr/bin/env python3
+# End-to-end hardening tests against the real heapleakd (and the one-shot
+# heapleak CLI for bad files): bad dump files, bad wire input, faults
+# (disconnects, cancellation, SIGTERM, memory budget), load (16 clients), and
+# access (TCP token). Each test checks the answer is a clear error or a correct
+# result AND that the daemon still serves afterwards. One ctest entry per test:
+#   hardening_test.py --daemon D --cli C --fixtures F --gen G --work W TEST
+# Exit 0 pass, 1 fail, 77 skip.
+import argparse
+import gzip
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hl import (SLOW, WAIT, Daemon, Peer, Skip, TestFailure, check, error_of, expect_error, frame,  # noqa: E402
+                gen_dumps)
+
+DOMAIN = -32803
+TESTS = {}
+
+
+def test(fn):
+    TESTS[fn.__name__] = fn
+    return fn
+
+
+class Ctx:
+    pass
+
+
+# ---------------------------------------------------------------- bad files
+def some_lines(ctx, n=2000):
+    """The first n lines of a real (Ruby 2.x) fixture dump."""
+    with gzip.open(os.path.join(ctx.fixtures, "rbheap-3dump", "heap1.jsonl.gz"), "rb") as f:
+        return [next(f) for _ in range(n)]
+
+
+def write(ctx, name, data):
+    path = os.path.join(ctx.work, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def load(peer, path, **extra):
+    params = {"path": path}
+    params.update(extra)
+    return peer.call("loadHeap", params, timeout=WAIT * SLOW * 3)
+
+
+def cli_on(ctx, path, ok_codes=(0, 1, 3)):
+    """The one-shot CLI on the same file: a clean exit code, never a signal or a hang."""
+    try:
+        r = subprocess.run([ctx.cli, "info", path, "--json"], capture_output=True, timeout=WAIT * SLOW * 3)
+    except subprocess.TimeoutExpired:
+        raise TestFailure(f"heapleak info {path} hung")
+    check(r.returncode >= 0, f"heapleak info {path} died of signal {-r.returncode}: {r.stderr[-2000:]!r}")
+    check(r.returncode in ok_codes, f"heapleak info {path}: exit {r.returncode} not in {ok_codes}: {r.stderr[-500:]!r}")
+    if r.returncode != 0:
+        check(r.stderr.strip(), f"heapleak info {path}: exit {r.returncode} without a message")
+    return r
+
+
+def bad_file(ctx, path, reasons=None, may_load=False, on_result=None, cli_codes=(0, 1, 3)):
+    """loadHeap `path` over stdio: an error with a reason in `reasons`, or (if
+    may_load) a loaded heap; then listHeaps must answer. Same file via the CLI."""
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        r = load(p, path)
+        d.check_alive(f"after loadHeap {path}")
+        if error_of(r) is not None and reasons is not None:
+            expect_error(r, DOMAIN, reasons, f"loadHeap {os.path.basename(path)}")
+        else:
+            check(may_load and "result" in r, f"loadHeap {path}: expected an error with reason {reasons}, got {str(r)[:400]}")
+            if on_result:
+                on_result(p, r["result"])
+        heaps = p.list_heaps()
+        check(len(heaps) == (1 if "result" in r else 0), f"listHeaps after a {'good' if 'result' in r else 'failed'} load: {heaps}")
+        p.call("shutdown")
+        p.notify("exit")
+        check(d.wait() == 0, "exit after shutdown should be 0")
+    cli_on(ctx, path, cli_codes)
+    return r
+
+
+@test
+def file_missing(ctx):
+    bad_file(ctx, os.path.join(ctx.work, "no-such-file.json"), "fileNotFound")
+
+
+@test
+def file_directory(ctx):
+    bad_file(ctx, ctx.work, "notReadable")
+
+
+@test
+def file_no_permission(ctx):
+    path = write(ctx, "secret.json", b"".join(some_lines(ctx, 50)))
+    os.chmod(path, 0)
+    if os.geteuid() != 0:
+        bad_file(ctx, path, "notReadable")
+        return
+    # Root reads anything: run the daemon as nobody instead (the work dir is
+    # created 0700 by mkdtemp, so nobody cannot even reach the file).
+    try:
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "cat", path],
+                           capture_output=True, timeout=10)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        raise Skip("running as root and setpriv is missing: root can read a mode-000 file")
+    check(r.returncode != 0, "nobody could read a mode-000 file")
+    argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ctx.daemon, "--stdio"]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        peer = Peer(proc.stdout.fileno(), proc.stdin.fileno(), on_dead=lambda: proc.poll() is not None)
+        peer.initialize()
+        expect_error(load(peer, path), DOMAIN, "notReadable", "loadHeap of an unreadable file")
+        peer.list_heaps()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@test
+def file_empty(ctx):
+    bad_file(ctx, write(ctx, "empty.json", b""), "notAHeapDump")
+
+
+@test
+def file_not_json(ctx):
+    text = b"".join(b"this is line %d of a README, not a heap dump\n" % i for i in range(1000))
+    bad_file(ctx, write(ctx, "readme.json", text), "notAHeapDump")
+
+
+@test
+def file_binary(ctx):
+    bad_file(ctx, write(ctx, "random.bin", random.Random(1).randbytes(1 << 20)), "notAHeapDump")
+    bad_file(ctx, write(ctx, "elf.json", open(ctx.daemon, "rb").read()[: 4 << 20]), "notAHeapDump")
+
+
+@test
+def gzip_truncated(ctx):
+    gz = gzip.compress(b"".join(some_lines(ctx, 17000)))
+    bad_file(ctx, write(ctx, "cut.json.gz", gz[: len(gz) // 2]), "corruptInput")
+    bad_file(ctx, write(ctx, "header-only.json.gz", gz[:12]), "corruptInput")
+
+
+@test
+def gzip_bad_crc(ctx):
+    gz = bytearray(gzip.compress(b"".join(some_lines(ctx, 3000))))
+    gz[-6] ^= 0xFF  # CRC32 in the trailer
+    bad_file(ctx, write(ctx, "crc.json.gz", bytes(gz)), "corruptInput")
+    gz = bytearray(gzip.compress(b"".join(some_lines(ctx, 3000))))
+    gz[len(gz) // 2] ^= 0x55  # a flipped byte mid-stream
+    bad_file(ctx, write(ctx, "flip.json.gz", bytes(gz)), "corruptInput")
+
+
+@test
+def gzip_misnamed_and_multi_member(ctx):
+    lines = some_lines(ctx, 3000)
+    one = gzip.compress(b"".join(lines[:1500])) + gzip.compress(b"".join(lines[1500:]))
+
+    def full(p, result):
+        check(result.get("objects", 0) > 2500, f"two gzip members should give both halves: {result}")
+    bad_file(ctx, write(ctx, "two-members.heap", one), None, may_load=True, on_result=full)
+
+
+@test
+def file_cut_mid_line(ctx):
+    lines = some_lines(ctx, 3000)
+    data = b"".join(lines)
+    data = data[: len(data) - len(lines[-1]) // 2]
+
+    def ok(p, result):
+        check(result.get("objects", 0) >= 2900, f"a dump cut mid-line keeps the whole lines: {result}")
+        check(result.get("brokenLines", 0) >= 1, f"the cut line should be counted broken: {result}")
+    bad_file(ctx, write(ctx, "cut.json", data), None, may_load=True, on_result=ok)
+
+
+@test
+def file_nul_and_invalid_utf8(ctx):
+    lines = some_lines(ctx, 3000)
+    bad = [b'{"address":"0x7f0000000010", "type":"OBJECT", "method":"na\x00me\x00", "file":"a.rb", "line":3}\n',
+           b'{"address":"0x7f0000000020", "type":"STRING", "value":"\xff\xfe\xc3\x28", "memsize":40}\n',
+           b'{"address":"0x7f0000000030", "type":"OBJECT", "method":"\xe2\x82", "class":"0x1\x00"}\n',
+           b"\x00" * 300 + b"\n", b"\xc0\xaf\xed\xa0\x80\n"]
+    mixed = lines[:1000] + bad + lines[1000:]
+
+    def ok(p, result):
+        check(result.get("objects", 0) >= 2900, f"good lines around the bad ones must load: {result}")
+        check(result.get("brokenLines", 0) >= 3, f"NUL/invalid UTF-8 lines should count broken: {result}")
+    bad_file(ctx, write(ctx, "nul.json", b"".join(mixed)), None, may_load=True, on_result=ok)
+
+
+@test
+def file_100mb_line(ctx):
+    lines = some_lines(ctx, 200)
+    n = 100 * 1000 * 1000 // 18
+    refs = b", ".join([b'"0x7f00000a0000"'] * n)
+    huge = b'{"address":"0x7f0000000100", "type":"ARRAY", "class":"0x7f0000000200", "length":%d, "references":[%s]}\n' % (n, refs)
+    path = write(ctx, "hugeline.json", b"".join(lines[:100]) + huge + b"".join(lines[100:]))
+    del refs, huge
+
+    def ok(p, result):
+        check(result.get("objects", 0) >= 190, f"a 100 MB line must not lose the others: {result}")
+        r = p.call("references", {"heap": result["heap"], "address": "0x7f0000000100", "limit": 3})
+        check("result" in r or error_of(r)["code"] == DOMAIN, f"references of the huge array: {str(r)[:300]}")
+    bad_file(ctx, path, ["corruptInput", "overBudget"], may_load=True, on_result=ok)
+    os.unlink(path)
+    # And 100 MB of one garbage line among good ones.
+    path = write(ctx, "hugegarbage.json", b"".join(lines[:100]) + b"x" * (100 << 20) + b"\n" + b"".join(lines[100:]))
+    bad_file(ctx, path, ["corruptInput"], may_load=True)
+    os.unlink(path)
+
+
+@test
+def file_deeply_nested(ctx):
+    lines = some_lines(ctx, 500)
+    deep = [b"[" * 200000 + b"]" * 200000 + b"\n",
+            b'{"address":"0x7f0000000040", "type":"HASH", "flags":' + b'{"a":' * 100000 + b"1" + b"}" * 100000 + b"}\n",
+            b'{"address":"0x7f0000000050", "type":"ARRAY", "references":' + b"[" * 50000 + b"]" * 50000 + b"}\n",
+            b"{" * 300000 + b"\n"]
+
+    def ok(p, result):
+        check(result.get("objects", 0) >= 450, f"good lines around deep ones must load: {result}")
+    bad_file(ctx, write(ctx, "deep.json", b"".join(lines[:250] + deep + lines[250:])), ["corruptInput"],
+             may_load=True, on_result=ok)
+
+
+@test
+def file_wrong_field_types(ctx):
+    lines = some_lines(ctx, 500)
+    bad = [b'{"address":123456, "type":"OBJECT"}\n', b'{"address":"0x7f0000000060", "type":7}\n',
+           b'{"address":"0x7f0000000070", "type":"ARRAY", "references":"0x7f0000000060"}\n',
+           b'{"address":"0x7f0000000080", "type":"ARRAY", "references":[1, null, {"x":1}, ["0x1"], "0x7f0000000060"]}\n',
+           b'{"address":"0x7f0000000090", "type":"STRING", "memsize":"forty", "class":{"a":1}, "line":"x", "generation":-1}\n',
+           b'{"address":"0x7f00000000a0", "type":"CLASS", "name":42, "memsize":1e400}\n',
+           b'{"address":["0x1"], "type":"ROOT"}\n', b'{"type":"ROOT", "root":7, "references":{"0x1":1}}\n',
+           b'{"address":"0x7f00000000b0", "type":"OBJECT", "flags":"old", "file":3, "method":[]}\n',
+           b'{"address":"0x7f00000000c0", "type":"DATA", "struct":null, "memsize":18446744073709551616}\n']
+
+    def ok(p, result):
+        check(result.get("objects", 0) >= 450, f"wrong-typed fields must not lose the good lines: {result}")
+        for addr in ("0x7f0000000080", "0x7f0000000090"):
+            r = p.call("object", {"heap": result["heap"], "address": addr})
+            check("result" in r or error_of(r)["code"] in (DOMAIN, -32602), f"object {addr}: {str(r)[:300]}")
+    bad_file(ctx, write(ctx, "types.json", b"".join(lines[:250] + bad + lines[250:])), ["corruptInput"],
+             may_load=True, on_result=ok)
+
+
+@test
+def file_duplicate_addresses(ctx):
+    lines = some_lines(ctx, 500)
+    dup = [b'{"address":"0x7f00000000d0", "type":"STRING", "class":"0x7f00000000e0", "value":"one", "memsize":40}\n',
+           b'{"address":"0x7f00000000d0", "type":"HASH", "class":"0x7f00000000e0", "references":["0x7f00000000d0"]}\n',
+           b'{"address":"0x7f00000000d0", "type":"ARRAY", "references":["0x7f00000000d0", "0x7f00000000d0"]}\n']
+    objs = [l for l in lines if b'"address"' in l]
+    data = b"".join(lines[:250] + dup + lines[250:] + objs[:50])  # 50 real objects twice, too
+
+    def ok(p, result):
+        h = result["heap"]
+        for m, params in (("object", {"address": "0x7f00000000d0"}), ("referrers", {"address": "0x7f00000000d0"}),
+                          ("pathToRoot", {"address": "0x7f00000000d0"}),
+                          ("root", {"addresses": ["0x7f00000000d0"]})):
+            params["heap"] = h
+            r = p.call(m, params)
+            check("result" in r or error_of(r)["code"] == DOMAIN, f"{m} on a duplicated address: {str(r)[:300]}")
+    bad_file(ctx, write(ctx, "dup.json", data), ["corruptInput"], may_load=True, on_result=ok)
+
+
+@test
+def file_missing_references(ctx):
+    data = b"".join([
+        b'{"type":"ROOT", "root":"vm", "references":["0x7f0000001000", "0x7f00deadbeef"]}\n',
+        b'{"address":"0x7f0000001000", "type":"ARRAY", "class":"0x7f0000009999", "references":["0x7f0000002000", "0x7f00deadbee0"]}\n',
+        b'{"address":"0x7f0000002000", "type":"STRING", "class":"0x7f0000009998", "value":"x", "references":["0x7f00deadbee1"]}\n',
+        b'{"address":"0x7f0000003000", "type":"OBJECT", "class":"0x7f0000001000", "references":["0x7f0000003000"]}\n'])
+
+    def ok(p, result):
+        h = result["heap"]
+        r = p.call("pathToRoot", {"heap": h, "address": "0x7f0000002000"})
+        check("result" in r, f"pathToRoot through present objects: {str(r)[:300]}")
+        r = p.call("pathToRoot", {"heap": h, "address": "0x7f0000003000"})
+        check("result" in r or error_of(r)["code"] == DOMAIN, f"pathToRoot of an unreachable object: {str(r)[:300]}")
+        expect_error(p.call("object", {"heap": h, "address": "0x7f00deadbeef"}), DOMAIN, "unknownAddress",
+                     "object of a dangling reference")
+        for m in ("references", "referrers"):
+            r = p.call(m, {"heap": h, "address": "0x7f0000001000"})
+            check("result" in r, f"{m} with dangling targets: {str(r)[:300]}")
+        r = p.call("root", {"heap": h, "addresses": ["0x7f0000002000", "0x7f00deadbee0"]})
+        check("result" in r or error_of(r)["code"] == DOMAIN, f"root with a dangling sample: {str(r)[:300]}")
+    bad_file(ctx, write(ctx, "dangling.json", data), None, may_load=True, on_result=ok)
+
+
+@test
+def file_non_hex_address(ctx):
+    lines = some_lines(ctx, 500)
+    bad = [b'{"address":"0xZZZZ", "type":"OBJECT"}\n', b'{"address":"hello", "type":"OBJECT"}\n',
+           b'{"address":"0x", "type":"OBJECT"}\n', b'{"address":"", "type":"OBJECT"}\n',
+           b'{"address":"0x1ffffffffffffffffffff", "type":"OBJECT"}\n', b'{"address":"-0x10", "type":"OBJECT"}\n',
+           b'{"address":"0x7f0000000f00", "type":"ARRAY", "references":["0xZZ", "nope", "0x", "0x7f0000000f00"]}\n']
+
+    def ok(p, result):
+        check(result.get("objects", 0) >= 450, f"non-hex addresses must not lose the good lines: {result}")
+        expect_error(p.call("object", {"heap": result["heap"], "address": "0xZZZZ"}), -32602, None,
+                     "object with a non-hex address")
+    bad_file(ctx, write(ctx, "nonhex.json", b"".join(lines[:250] + bad + lines[250:])), ["corruptInput"],
+             may_load=True, on_result=ok)
+
+
+# ---------------------------------------------------------------- queries
+def load_abc(peer, dumps, names=("A", "B", "C")):
+    ids = []
+    for n in names:
+        r = peer.call("loadHeap", {"path": os.path.join(dumps, f"{n}.json")}, timeout=WAIT * SLOW * 3)
+        check("result" in r, f"loadHeap {n}: {str(r)[:300]}")
+        ids.append(r["result"]["heap"])
+    return ids
+
+
+def leaked(dumps, n=5):
+    with open(os.path.join(dumps, "truth.json")) as f:
+        return [o["address"] for o in json.load(f)["leak"]["objects"][:n]]
+
+
+@test
+def samples_zero_and_10000(ctx):
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        a, b, c = load_abc(p, dumps)
+        r = p.call("stats", {"baseline": a, "target": b, "later": c, "samples": 0})
+        check("result" in r or error_of(r)["code"] == -32602, f"stats samples 0: {str(r)[:300]}")
+        if "result" in r:
+            for g in r["result"]["groups"]:
+                check(len(g.get("samples", [])) == 0, f"samples 0 gave samples: {str(g)[:200]}")
+        t = time.monotonic()
+        r = p.call("stats", {"baseline": a, "target": b, "later": c, "samples": 10000}, timeout=WAIT * SLOW)
+        check("result" in r, f"stats samples 10000: {str(r)[:300]}")
+        total = sum(len(g.get("samples", [])) for g in r["result"]["groups"])
+        check(all(len(g.get("samples", [])) <= 10000 for g in r["result"]["groups"]), "more than 10000 samples in a group")
+        check(total >= 2700, f"samples 10000 should list every leaked object (2700), got {total}")
+        r = p.call("root", {"heap": c, "addresses": leaked(dumps, 2700), "minSamples": 0}, timeout=WAIT * SLOW)
+        check("result" in r, f"root with 2700 samples: {str(r)[:300]}")
+        print(f"stats with samples 10000: {total} samples in {time.monotonic() - t:.1f} s")
+        p.list_heaps()
+
+
+@test
+def unloaded_heap_id(ctx):
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        a, b = load_abc(p, dumps, ("A", "B"))
+        r = p.call("unloadHeap", {"heap": a})
+        check("result" in r, f"unloadHeap: {r}")
+        addr = leaked(dumps, 1)[0]
+        for m, params in (("stats", {"baseline": a, "target": b}), ("root", {"heap": a, "addresses": [addr]}),
+                          ("object", {"heap": a, "address": addr}), ("pathToRoot", {"heap": a, "address": addr}),
+                          ("referrers", {"heap": a, "address": addr}), ("unloadHeap", {"heap": a}),
+                          ("topRetainers", {"heap": a}), ("duplicateStrings", {"heap": a})):
+            r = p.call(m, params)
+            if m in ("topRetainers", "duplicateStrings") and error_of(r) and error_of(r)["code"] in (-32601, -32602):
+                continue  # method not there (yet) or other params
+            expect_error(r, DOMAIN, "unknownHeap", f"{m} on an unloaded heap")
+        heaps = p.list_heaps()
+        check([h["heap"] for h in heaps] == [b], f"only B should remain: {heaps}")
+
+
+# ---------------------------------------------------------------- the wire
+def wire_session(ctx):
+    d = Daemon(ctx)
+    d.peer.initialize()
+    return d
+
+
+@test
+def wire_invalid_json(ctx):
+    with wire_session(ctx) as d:
+        p = d.peer
+        for body in (b"{", b"{\"jsonrpc\":\"2.0\",", b"\xff\xfe", b"nul\x00l", b'{"a":1}}', b"[" * 100000):
+            p.send_raw(frame(body))
+            r = p.response()
+            check(r.get("id") is None and error_of(r) and error_of(r)["code"] in (-32700, -32600),
+                  f"not JSON {body[:20]!r}: {str(r)[:200]}")
+        p.send_raw(b'{"jsonrpc":"2.0", "id":1, "method":\n')  # NDJSON, broken
+        r = p.response()
+        check(error_of(r) and error_of(r)["code"] == -32700, f"broken NDJSON line: {r}")
+        p.list_heaps()
+
+
+@test
+def wire_bad_envelope(ctx):
+    with wire_session(ctx) as d:
+        p = d.peer
+        cases = [({"jsonrpc": "1.0", "id": 1, "method": "listHeaps"}, -32600),
+                 ({"id": 2, "method": "listHeaps"}, -32600),
+                 ({"jsonrpc": 2.0, "id": 3, "method": "listHeaps"}, -32600),
+                 ({"jsonrpc": "2.0", "id": 4, "method": 7}, -32600),
+                 ({"jsonrpc": "2.0", "id": 5}, -32600),
+                 ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "listHeaps"}, -32600),
+                 ({"jsonrpc": "2.0", "id": [1], "method": "listHeaps"}, -32600),
+                 ({"jsonrpc": "2.0", "id": True, "method": "listHeaps"}, -32600),
+                 ({"jsonrpc": "2.0", "id": 1.5, "method": "listHeaps"}, None),
+                 ({"jsonrpc": "2.0", "id": 10 ** 30, "method": "listHeaps"}, None),
+                 ({"jsonrpc": "2.0", "id": "", "method": "listHeaps"}, None),
+                 ({"jsonrpc": "2.0", "id": "x" * 100000, "method": "listHeaps"}, None),
+                 ({"jsonrpc": "2.0", "id": -1, "method": "noSuchMethod"}, -32601),
+                 ([], -32600), ([1, 2], "batch"), ("a string", -32600), (42, -32600), (None, -32600)]
+        for msg, code in cases:
+            p.send_raw(frame(json.dumps(msg).encode()))
+            r = p.response()
+            if code == "batch":
+                check(isinstance(r, list) and len(r) == 2 and all(x["error"]["code"] == -32600 for x in r),
+                      f"[1,2] should give a batch of two -32600: {r}")
+                continue
+            check(isinstance(r, dict), f"{str(msg)[:60]}: expected one response, got {str(r)[:200]}")
+            if code is None:
+                check("result" in r or error_of(r)["code"] == -32600, f"{str(msg)[:60]}: {str(r)[:200]}")
+            else:
+                expect_error(r, code, None, f"envelope {str(msg)[:60]}")
+            if isinstance(msg, dict) and "id" in msg and code in (-32601, None) and "result" in r:
+                same = r["id"] == msg["id"] or (isinstance(msg["id"], int) and isinstance(r["id"], (int, float))
+                                                and float(r["id"]) == float(msg["id"]))  # 10^30 comes back as 1e30
+                check(same, f"id not echoed: sent {str(msg['id'])[:40]}, got {str(r['id'])[:40]}")
+        p.list_heaps()
+
+
+@test
+def wire_non_finite_id(ctx):
+    # Every reply must be strict JSON (RFC 8259): vscode-jsonrpc's JSON.parse
+    # rejects Infinity/NaN. An id like 1e999 must be refused, not echoed.
+    def strict(text):
+        return json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(TestFailure(f"reply has {c}: {text[:200]}")))
+    with wire_session(ctx) as d:
+        p = d.peer
+        for raw in (b'{"jsonrpc":"2.0","id":1e999,"method":"listHeaps"}', b'{"jsonrpc":"2.0","id":-1e999,"method":"nope"}'):
+            p.send_raw(raw + b"\n")
+            deadline = time.monotonic() + WAIT
+            while b"\n" not in p.buf.lstrip(b"\r\n ") and p._fill(deadline):
+                pass
+            line, _, p.buf = p.buf.lstrip(b"\r\n ").partition(b"\n")
+            r = strict(line.decode())
+            check(error_of(r) and error_of(r)["code"] == -32600 and r["id"] is None,
+                  f"id {raw[22:28]!r}: expected -32600 with id null, got {str(r)[:200]}")
+        p.list_heaps()
+
+
+@test
+def wire_long_header_no_newline(ctx):
+    # "Content-Length: " and then 70 KB without a newline (over the 64 KiB header
+    # limit): one error, then service resumes; no endless loop of error frames.
+    with wire_session(ctx) as d:
+        p = d.peer
+        p.send_raw(b"Content-Length: " + b"x" * 70000)
+        time.sleep(1)
+        p.send_raw(b"\r\n\r\n")
+        time.sleep(1)
+        errors = 0
+        while True:
+            try:
+                m = p.read_message(0.5)
+            except TestFailure:
+                break
+            errors += 1
+            check(errors < 20, "the daemon keeps sending error frames for one long header (endless loop)")
+        check(errors >= 1, "a 70 KB header line should get an error")
+        p.list_heaps(timeout=5)
+
+
+@test
+def wire_bad_params(ctx):
+    with wire_session(ctx) as d:
+        p = d.peer
+        # Params that are not an object or array are an invalid request (-32600).
+        for bad in ("x", 7, True):
+            expect_error(p.call("loadHeap", bad), -32600, None, f"loadHeap params {bad!r}")
+        cases = [("loadHeap", None, "params.path"), ("loadHeap", [], "params"),
+                 ("loadHeap", {"path": 1}, "params.path"), ("loadHeap", {"path": None}, "params.path"),
+                 ("loadHeap", {"path": "/x", "name": ["a"]}, "params.name"),
+                 ("stats", {"baseline": "h1"}, "params.target"),
+                 ("stats", {"baseline": "h1", "target": "h2", "samples": -1}, "params.samples"),
+                 ("stats", {"baseline": "h1", "target": "h2", "samples": "10"}, "params.samples"),
+                 ("stats", {"baseline": "h1", "target": "h2", "limit": 1e30}, "params.limit"),
+                 ("stats", {"baseline": "h1", "target": "h2", "samples": 2.5}, "params.samples"),
+                 ("root", {"heap": "h1", "addresses": "0x1"}, "params.addresses"),
+                 ("root", {"heap": "h1", "addresses": ["0x1", 2]}, "params.addresses[1]"),
+                 ("root", {"heap": "h1", "addresses": []}, None),
+                 ("object", {"heap": {"id": "h1"}, "address": "0x1"}, "params.heap"),
+                 ("referrers", {"heap": "h1", "address": "0x1", "offset": -5}, "params.offset"),
+                 ("unloadHeap", {"heap": True}, "params.heap")]
+        for method, params, field in cases:
+            msg = {"jsonrpc": "2.0", "id": 77, "method": method}
+            if params is not None:
+                msg["params"] = params
+            p.send(msg)
+            r = p.response(77)
+            if field is None:
+                check(error_of(r) and error_of(r)["code"] in (-32602, DOMAIN), f"{method} {params}: {str(r)[:200]}")
+                continue
+            err = expect_error(r, -32602, None, f"{method} {str(params)[:60]}")
+            check(field in err["message"], f"{method} {str(params)[:60]}: message should name {field}: {err['message']}")
+        p.list_heaps()
+
+
+@test
+def wire_huge_content_length(ctx):
+    with wire_session(ctx) as d:
+        p = d.peer
+        p.send_raw(b"Content-Length: 1000000000000000000\r\n\r\n")
+        r = p.response()
+        expect_error(r, -32600, None, "Content-Length 10^18")
+        check(r.get("id") is None, f"id should be null: {r}")
+        p.send_raw(b"some bytes of the lie...\r\n")
+        p.send_raw(b"Content-Length: 99999999999999999999999999999\r\n\r\n")
+        p.response()
+        p.list_heaps()  # resynchronised on the next header
+        p.send_raw(b"Content-Length: 300000000\r\n\r\n" + b" " * 1000)  # believable but over 256 MiB: skipped
+        r = p.response()
+        expect_error(r, -32600, None, "Content-Length 300 MB")
+    # The skip of an honest oversize body: feed 300 MB and expect service after.
+    with wire_session(ctx) as d:
+        p = d.peer
+        n = 300 * 1000 * 1000
+        p.send_raw(b"Content-Length: %d\r\n\r\n" % n)
+        chunk = b" " * (1 << 20)
+        sent = 0
+        while sent < n:
+            p.send_raw(chunk[: min(len(chunk), n - sent)])
+            sent += min(len(chunk), n - sent)
+        expect_error(p.response(), -32600, None, "300 MB body")
+        p.list_heaps()
+        check(rss_mb(d.proc.pid) < 200, f"skipping a 300 MB body should not buffer it: RSS {rss_mb(d.proc.pid)} MB")
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+@test
+def wire_frame_cut_in_half(ctx):
+    # stdio: half a frame then EOF: the daemon exits (1: no shutdown), no crash.
+    d = Daemon(ctx)
+    with d:
+        d.peer.initialize()
+        f = frame({"jsonrpc": "2.0", "id": 9, "method": "listHeaps"})
+        d.peer.send_raw(f[: len(f) // 2])
+        d.proc.stdin.close()
+        code = d.wait()
+        check(code == 1, f"EOF inside a frame without shutdown: exit {code}, expected 1")
+        check("Sanitizer" not in d.stderr(), d.stderr()[-2000:])
+    # socket: half a frame, close; the next client is served.
+    with Daemon(ctx, "unix") as d:
+        s = d.raw_socket()
+        s.sendall(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}))
+        f = frame({"jsonrpc": "2.0", "id": 9, "method": "listHeaps"})
+        s.sendall(f[: len(f) // 2])
+        time.sleep(0.2)
+        s.close()
+        p = d.connect()
+        p.initialize()
+        p.list_heaps()
+        d.check_alive()
+
+
+@test
+def wire_slow_client(ctx):
+    # One byte every 0.2 s for a whole request, while another client is served promptly.
+    with Daemon(ctx, "unix") as d:
+        fast = d.connect()
+        fast.initialize()
+        slow = d.raw_socket()
+        data = frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}) + \
+            frame({"jsonrpc": "2.0", "id": 1, "method": "listHeaps"})
+        worst = 0.0
+        for i, byte in enumerate(data):
+            slow.sendall(bytes([byte]))
+            if i % 10 == 0:
+                t = time.monotonic()
+                fast.list_heaps(timeout=5 * SLOW)
+                worst = max(worst, time.monotonic() - t)
+            else:
+                time.sleep(0.2)
+            if time.monotonic() > START + 90:
+                raise TestFailure("slow client test exceeded its time bound")
+        slow.settimeout(10 * SLOW)
+        buf = b""
+        while buf.count(b"Content-Length") < 2 or not buf.rstrip().endswith(b"}"):
+            chunk = slow.recv(65536)
+            check(chunk, "the slow client's connection closed before its replies")
+            buf += chunk
+        check(b'"heaps"' in buf, f"the slow client's listHeaps answer: {buf[-300:]!r}")
+        check(worst < 2 * SLOW, f"the fast client waited {worst:.2f} s while another client trickled bytes")
+
+
+@test
+def wire_client_never_reads(ctx):
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx, "unix") as d:
+        good = d.connect()
+        good.initialize()
+        a, b, c = load_abc(good, dumps)
+        hog = d.raw_socket()
+        hog.sendall(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}))
+        big = frame({"jsonrpc": "2.0", "id": 1, "method": "stats",
+                     "params": {"baseline": a, "target": b, "later": c, "samples": 10000}})
+        # Measure one reply's size through the good client, then send enough for > 256 MiB.
+        r = good.call("stats", {"baseline": a, "target": b, "later": c, "samples": 10000})
+        reply_bytes = len(json.dumps(r))
+        n = (300 << 20) // max(reply_bytes, 1) + 10  # enough replies for > 256 MiB unread
+        hog.setblocking(False)
+        sent, dropped, pending = 0, False, b""
+        deadline = time.monotonic() + 60 * SLOW
+        worst = 0.0
+        while (sent < n or pending) and time.monotonic() < deadline:
+            if not pending:
+                pending = big * 20
+                sent += 20
+            try:
+                k = hog.send(pending)
+                pending = pending[k:]
+            except BlockingIOError:
+                time.sleep(0.05)  # the daemon stopped reading us: fine, as long as it serves `good`
+            except (BrokenPipeError, ConnectionResetError):
+                dropped = True
+                break
+            t = time.monotonic()
+            good.list_heaps(timeout=20 * SLOW)
+            worst = max(worst, time.monotonic() - t)
+            d.check_alive("while a client did not read its replies")
+        print(f"sent {sent} of {n} stats requests of ~{reply_bytes} reply bytes each; dropped={dropped}; "
+              f"worst listHeaps {worst:.2f} s; daemon RSS {rss_mb(d.proc.pid)} MB")
+        check(rss_mb(d.proc.pid) < 1500, f"unread replies made the daemon grow to {rss_mb(d.proc.pid)} MB")
+        heaps = good.list_heaps()
+        check(len(heaps) == 3, f"heaps lost: {heaps}")
+        # Stopping with thousands of queued queries is sigterm_with_queued_queries' job.
+        d.proc.kill()
+
+
+def flood_unread(d, dumps, count, close):
+    """A client loads A, B, C, then sends `count` big stats requests and never reads."""
+    s = d.raw_socket()
+    s.sendall(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}))
+    keeper = d.connect()
+    keeper.initialize()
+    a, b, c = load_abc(keeper, dumps)
+    req = frame({"jsonrpc": "2.0", "id": 9, "method": "stats",
+                 "params": {"baseline": a, "target": b, "later": c, "samples": 10000}})
+    s.setblocking(False)
+    buf = req * count
+    deadline = time.monotonic() + 10
+    while buf and time.monotonic() < deadline:
+        try:
+            buf = buf[s.send(buf):]
+        except BlockingIOError:
+            time.sleep(0.05)
+    time.sleep(3)
+    if close:
+        s.close()
+        d.sockets.remove(s)
+    return s
+
+
+def stops_promptly(d, what, bound=10):
+    t = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    try:
+        code = d.proc.wait(timeout=bound * SLOW)
+    except subprocess.TimeoutExpired:
+        d.proc.kill()
+        raise TestFailure(f"SIGTERM with {what}: heapleakd still running after {bound * SLOW:.0f} s")
+    check(code == 0, f"SIGTERM with {what}: exit {code}")
+    check(not os.path.exists(d.socket_path), "socket left behind")
+    print(f"SIGTERM with {what}: exit after {time.monotonic() - t:.2f} s")
+
+
+@test
+def sigterm_with_unread_replies(ctx):
+    # A client with replies pending that it never reads (socket kept open):
+    # the daemon must still stop on SIGTERM (its writer must not block forever).
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx, "unix") as d:
+        flood_unread(d, dumps, 300, close=False)
+        stops_promptly(d, "a client not reading 300 replies")
+
+
+@test
+def sigterm_with_queued_queries(ctx):
+    # A client queues thousands of queries and goes away: SIGTERM must not wait
+    # for all that abandoned work to be computed.
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx, "unix") as d:
+        flood_unread(d, dumps, 3000, close=True)
+        stops_promptly(d, "3000 abandoned stats queries queued", bound=5)
+
+
+@test
+def nonreading_clients_release_slots(ctx):
+    # Clients that half-close (send EOF) with replies unread must not hold one
+    # of the 64 connection slots forever: after 70 of them a new client is served.
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx, "unix") as d:
+        keeper = d.connect()
+        keeper.initialize()
+        a, b, c = load_abc(keeper, dumps)
+        req = frame({"jsonrpc": "2.0", "id": 9, "method": "stats",
+                     "params": {"baseline": a, "target": b, "later": c, "samples": 10000}})
+        held = []
+        for _ in range(70):
+            s = d.raw_socket()
+            s.sendall(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}) + req * 20)
+            s.shutdown(socket.SHUT_WR)
+            held.append(s)
+        time.sleep(10 * SLOW)
+        p = d.connect()
+        try:
+            p.initialize()
+            p.list_heaps(timeout=10)
+        except TestFailure as e:
+            raise TestFailure(f"after 70 clients that never read, a new client is not served: {e}")
+        for s in held:
+            s.close()
+
+
+# ---------------------------------------------------------------- faults
+def big_dump(ctx, copies=6):
+    """A dump large enough that loading it takes a few seconds: A.json several times."""
+    dumps = gen_dumps(ctx)
+    path = os.path.join(ctx.shared, f"big-{copies}.json")
+    if not os.path.exists(path):
+        tmp = path + f".{os.getpid()}"
+        with open(tmp, "wb") as out:
+            for _ in range(copies):
+                with open(os.path.join(dumps, "A.json"), "rb") as f:
+                    shutil.copyfileobj(f, out)
+        os.replace(tmp, path)
+    return path
+
+
+def wait_progress(peer, token, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for n in peer.notes:
+            if n.get("method") == "$/progress" and n["params"].get("token") == token and \
+                    n["params"]["value"].get("kind") in ("report", "begin"):
+                return
+        try:
+            m = peer.read_message(0.5)
+        except TestFailure:
+            continue
+        if "id" in m and "method" not in m:
+            peer.inbox.append(m)
+        else:
+            peer.notes.append(m)
+    raise TestFailure("no $/progress from the load")
+
+
+@test
+def disconnect_mid_load(ctx):
+    path = big_dump(ctx)
+    with Daemon(ctx, "unix") as d:
+        keeper = d.connect()
+        keeper.initialize()
+        dumps = gen_dumps(ctx)
+        (b,) = load_abc(keeper, dumps, ("B",))
+        for _ in range(3):
+            p = d.connect()
+            p.initialize()
+            p.request("loadHeap", {"path": path, "workDoneToken": "t"})
+            wait_progress(p, "t")
+            p.sock.close()
+        # No half heap: eventually only B (the loads were cancelled) or B plus whole heaps.
+        time.sleep(1)
+        deadline = time.monotonic() + WAIT * SLOW
+        while time.monotonic() < deadline:
+            heaps = keeper.list_heaps()
+            if all(h["objects"] > 0 for h in heaps):
+                break
+        check(b in [h["heap"] for h in heaps], f"the other client's heap was lost: {heaps}")
+        print("after 3 disconnects mid-load:", [(h["heap"], h["objects"]) for h in heaps])
+        d.check_alive()
+
+
+@test
+def disconnect_mid_reply(ctx):
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx, "unix") as d:
+        keeper = d.connect()
+        keeper.initialize()
+        a, b, c = load_abc(keeper, dumps)
+        for i in range(5):
+            s = d.raw_socket()
+            s.sendall(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}) +
+                      frame({"jsonrpc": "2.0", "id": 1, "method": "stats",
+                             "params": {"baseline": a, "target": b, "later": c, "samples": 10000}}))
+            got = b""
+            while got.count(b"Content-Length") < 2:
+                got += s.recv(4096)
+            s.recv(1000 * (i + 1))
+            s.close()  # with most of the big reply unread
+        keeper.list_heaps()
+        d.check_alive()
+
+
+@test
+def disconnect_mid_frame(ctx):
+    with Daemon(ctx, "unix") as d:
+        keeper = d.connect()
+        keeper.initialize()
+        for cut in (3, 10, 20, 30, 60):
+            s = d.raw_socket()
+            s.sendall(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}) +
+                      frame({"jsonrpc": "2.0", "id": 1, "method": "listHeaps"})[:cut])
+            s.close()
+        s = d.raw_socket()
+        s.sendall(b"Content-Length: 1000\r\n\r\n{")
+        s.shutdown(socket.SHUT_WR)
+        s.close()
+        keeper.list_heaps()
+        d.check_alive()
+
+
+@test
+def cancel_load(ctx):
+    path = big_dump(ctx)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        id = p.request("loadHeap", {"path": path, "workDoneToken": "load"})
+        wait_progress(p, "load")
+        p.notify("$/cancelRequest", {"id": id})
+        r = p.response(id, WAIT * SLOW)
+        expect_error(r, -32800, None, "cancelled loadHeap")
+        check(p.list_heaps() == [], "a cancelled load left a heap behind")
+        # Cancel before it even starts (queued behind another load), and a bogus cancel.
+        id1 = p.request("loadHeap", {"path": path})
+        id2 = p.request("loadHeap", {"path": path})
+        p.notify("$/cancelRequest", {"id": id2})
+        p.notify("$/cancelRequest", {"id": "not-in-flight"})
+        p.notify("$/cancelRequest", {"id": {"x": 1}})
+        p.notify("$/cancelRequest", [])
+        p.notify("$/cancelRequest", {"id": id1})
+        for i in (id1, id2):
+            r = p.response(i, WAIT * SLOW * 3)
+            check("result" in r or error_of(r)["code"] == -32800, f"load {i}: {str(r)[:200]}")
+        heaps = p.list_heaps()
+        check(all(h["objects"] > 0 for h in heaps), f"half-loaded heap: {heaps}")
+
+
+@test
+def cancel_stats_and_root(ctx):
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        a, b, c = load_abc(p, dumps)
+        outcomes = []
+        for method, params in (("stats", {"baseline": a, "target": b, "later": c, "samples": 10000}),
+                               ("root", {"heap": c, "addresses": leaked(dumps, 2700)}),
+                               ("pathToRoot", {"heap": c, "address": leaked(dumps, 1)[0]})):
+            for delay in (0, 0.01, 0.05):
+                id = p.request(method, params)
+                time.sleep(delay)
+                p.notify("$/cancelRequest", {"id": id})
+                t = time.monotonic()
+                r = p.response(id, WAIT * SLOW)
+                after = time.monotonic() - t
+                check("result" in r or error_of(r)["code"] == -32800, f"cancelled {method}: {str(r)[:200]}")
+                outcomes.append((method, delay, "result" if "result" in r else "cancelled", round(after, 3)))
+        # A result is fine when the work was done before the cancel arrived; a
+        # result that took long after the cancel means the work never checked it.
+        late = [o for o in outcomes if o[2] == "result" and o[3] > 0.25 * SLOW]
+        check(not late, f"$/cancelRequest ignored (result arrived long after the cancel): {late}")
+        # Exactly once: nothing more arrives for those ids.
+        p.list_heaps()
+        check(not p.inbox, f"extra replies: {str(p.inbox)[:300]}")
+        print("cancel outcomes:", outcomes)
+
+
+@test
+def sigterm_during_load(ctx):
+    path = big_dump(ctx)
+    with Daemon(ctx, "unix") as d:
+        p = d.connect()
+        p.initialize()
+        p.request("loadHeap", {"path": path, "workDoneToken": "t"})
+        wait_progress(p, "t")
+        t = time.monotonic()
+        d.proc.send_signal(signal.SIGTERM)
+        code = d.wait(WAIT * SLOW)
+        check(code == 0, f"SIGTERM during a load: exit {code}, expected 0; log: {d.stderr()[-1000:]}")
+        check(not os.path.exists(d.socket_path), "the socket file was left behind")
+        print(f"SIGTERM to exit: {time.monotonic() - t:.2f} s")
+    with Daemon(ctx) as d:
+        d.peer.initialize()
+        d.peer.request("loadHeap", {"path": path, "workDoneToken": "t"})
+        wait_progress(d.peer, "t")
+        d.proc.send_signal(signal.SIGTERM)
+        code = d.wait(WAIT * SLOW)
+        check(code == 0, f"stdio: SIGTERM during a load: exit {code}, expected 0")
+
+
+@test
+def max_memory(ctx):
+    dumps = gen_dumps(ctx)
+    # A budget that admits A (estimate: half the file + 16 MiB) but not A and B together.
+    size_a = os.path.getsize(os.path.join(dumps, "A.json"))
+    budget_mb = (size_a // 2 + (17 << 20)) // (1 << 20) + 1
+    with Daemon(ctx, args=["--max-memory", f"{budget_mb}M"]) as d:
+        p = d.peer
+        p.initialize()
+        results = [load(p, os.path.join(dumps, f"{n}.json")) for n in "ABC"]
+        check("result" in results[0], f"A alone fits {budget_mb} MiB: {str(results[0])[:300]}")
+        refused = [r for r in results if error_of(r)]
+        check(len(refused) == 2, f"B and C should be refused with {budget_mb} MiB: {[str(r)[:100] for r in results]}")
+        for r in refused:
+            err = expect_error(r, DOMAIN, "overBudget", "load over the budget")
+            check("--max-memory" in err["message"], f"the refusal should say what to do: {err['message']}")
+        heaps = p.list_heaps()
+        check(len(heaps) == 1, f"loaded heaps lost after refusals: {heaps}")
+        r = p.call("listHeaps", {})
+        check(r["result"]["usedBytes"] <= r["result"]["maxBytes"],
+              f"used {r['result']['usedBytes']} over max {r['result']['maxBytes']}")
+        # Unloading frees room again.
+        p.call("unloadHeap", {"heap": heaps[0]["heap"]})
+        r = load(p, os.path.join(dumps, "C.json"))
+        check("result" in r, f"after an unload the budget has room: {str(r)[:200]}")
+
+
+@test
+def max_memory_gzip_misnamed(ctx):
+    # The estimate must not trust the file name: a gzip called .json (or a
+    # high-ratio gzip) is still held to the budget once loaded.
+    dumps = gen_dumps(ctx)
+    data = open(os.path.join(dumps, "A.json"), "rb").read()
+    path = write(ctx, "A-gzipped.json", gzip.compress(data * 3, 1))
+    with Daemon(ctx, args=["--max-memory", "24M"]) as d:
+        p = d.peer
+        p.initialize()
+        r = load(p, path)
+        used = p.call("listHeaps", {})["result"]
+        if "result" in r:
+            check(used["usedBytes"] <= used["maxBytes"],
+                  f"a gzip named .json loaded past the budget: usedBytes {used['usedBytes']} > maxBytes {used['maxBytes']}")
+        else:
+            expect_error(r, DOMAIN, "overBudget", "gzip over the budget")
+
+
+@test
+def concurrent_16_clients(ctx):
+    dumps = gen_dumps(ctx)
+    path = big_dump(ctx)
+    with Daemon(ctx, "unix", log="error") as d:
+        p = d.connect()
+        p.initialize()
+        a, b, c = load_abc(p, dumps)
+        sample = leaked(dumps, 50)
+        big_id = p.request("loadHeap", {"path": path, "workDoneToken": "big"})
+        total, clients, window = 10000, 16, 8
+        per = total // clients
+        errors, counts = [], []
+        deadline = time.monotonic() + 60 * SLOW
+
+        def mix(rng, k):
+            x = rng.random()
+            addr = rng.choice(sample)
+            h = rng.choice([a, b, c])
+            if x < 0.01:
+                return "stats", {"baseline": a, "target": b, "later": c, "limit": 5, "samples": 5}
+            if x < 0.02:
+                return "root", {"heap": c, "addresses": sample[:5]}
+            if x < 0.04:
+                return "pathToRoot", {"heap": c, "address": addr}
+            if x < 0.30:
+                return "listHeaps", {}
+            if x < 0.55:
+                return "object", {"heap": h, "address": addr}
+            if x < 0.75:
+                return "references", {"heap": c, "address": addr, "limit": 10}
+            if x < 0.90:
+                return "referrers", {"heap": c, "address": addr, "limit": 10}
+            if x < 0.95:
+                return "object", {"heap": "h999", "address": addr}  # unknown heap: an error, still one answer
+            return "object", {"heap": c, "address": "0xnothex"}
+
+        def worker(k):
+            rng = random.Random(k)
+            try:
+                q = d.connect()
+                q.initialize()
+                outstanding, answered, sent = set(), {}, 0
+                while (sent < per or outstanding) and time.monotonic() < deadline:
+                    while sent < per and len(outstanding) < window:
+                        m, params = mix(rng, k)
+                        i = q.request(m, params, id=f"c{k}-{sent}")
+                        outstanding.add(i)
+                        sent += 1
+                    r = q.response(None, 30 * SLOW)
+                    rid = r.get("id") if isinstance(r, dict) else None
+                    if rid in answered:
+                        errors.append(f"client {k}: {rid} answered twice")
+                    answered[rid] = r
+                    if rid not in outstanding:
+                        errors.append(f"client {k}: unexpected reply id {rid}: {str(r)[:200]}")
+                    outstanding.discard(rid)
+                    if "error" in r and r["error"]["code"] in (-32603, -32700, -32600):
+                        errors.append(f"client {k}: {rid}: {r['error']}")
+                if outstanding:
+                    errors.append(f"client {k}: {len(outstanding)} requests unanswered at the deadline")
+                counts.append(len(answered))
+                q.sock.close()
+            except Exception as e:  # noqa: BLE001
+                errors.append(f"client {k}: {type(e).__name__}: {e}")
+
+        t = time.monotonic()
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(90 * SLOW)
+        elapsed = time.monotonic() - t
+        d.check_alive("under 16 clients")
+        r = p.response(big_id, WAIT * SLOW * 3)
+        check("result" in r, f"the big load during the queries: {str(r)[:300]}")
+        heaps = p.list_heaps()
+        print(f"{sum(counts)} answers to {clients} clients in {elapsed:.1f} s; heaps {[(h['heap'], h['objects']) for h in heaps]}")
+        check(not errors, "\n".join(errors[:20]))
+        check(sum(counts) == per * clients, f"answered {sum(counts)} of {per * clients}")
+        check(len(heaps) == 4, f"heaps lost: {heaps}")
+
+
+# ---------------------------------------------------------------- access
+@test
+def tcp_token_pipelined(ctx):
+    # A client without the token sends initialize and, in the same write, a
+    # loadHeap: nothing may run for it.
+    dumps = gen_dumps(ctx)
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token", token.encode() + b"\n")
+    os.chmod(tfile, 0o600)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    d = Daemon.__new__(Daemon)
+    d.ctx, d.dir, d.sockets, d.socket_path = ctx, ctx.work, [], None
+    d.log_path = os.path.join(ctx.work, "tcp.log")
+    d.log = open(d.log_path, "wb")
+    d.proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=d.log)
+    with d:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+                break
+            except OSError:
+                check(time.monotonic() < deadline and d.alive(), "TCP daemon never listened")
+                time.sleep(0.05)
+        target = os.path.join(dumps, "A.json")
+        for token_given in (None, "wrong-token-wrong-token"):
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+            if token_given:
+                init["params"]["initializationOptions"] = {"token": token_given}
+            s.sendall(frame(init) + frame({"jsonrpc": "2.0", "id": 1, "method": "loadHeap", "params": {"path": target}}) +
+                      frame({"jsonrpc": "2.0", "id": 2, "method": "stopDaemon"}))
+            s.settimeout(10)
+            got = b""
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    got += chunk
+            except (socket.timeout, ConnectionResetError):
+                pass
+            s.close()
+            check(b'"objects"' not in got, f"an unauthenticated client got a loadHeap answer: {got[:300]!r}")
+            time.sleep(1.5)  # let a load that should not have started finish
+            d.check_alive("after an unauthenticated stopDaemon (it must be refused, not obeyed)")
+            good = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+            good.setblocking(False)
+            gp = Peer(good.fileno(), good.fileno(), on_dead=lambda: not d.alive())
+            gp.initialize({"token": token})
+            heaps = gp.list_heaps()
+            good.close()
+            check(heaps == [], f"a client without the right token ({token_given}) made the daemon load {heaps}")
+            s = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        s.close()
+
+
+@test
+def unix_socket_dir_permissions(ctx):
+    # A socket directory the daemon creates is 0700; an existing one that
+    # others can enter or write is refused or tightened, never used as is.
+    base = tempfile.mkdtemp(prefix="hld-")  # short: socket paths must fit in 107 bytes
+    fresh = os.path.join(base, "new", "heapleakd.sock")
+    proc = subprocess.Popen([ctx.daemon, "--listen", "unix:" + fresh], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + WAIT
+        while not os.path.exists(fresh):
+            check(time.monotonic() < deadline and proc.poll() is None, "no socket")
+            time.sleep(0.05)
+        mode = os.stat(os.path.dirname(fresh)).st_mode & 0o777
+        check(mode == 0o700, f"created socket dir mode {oct(mode)}, expected 0700")
+        check(os.stat(fresh).st_mode & 0o777 == 0o600, f"socket mode {oct(os.stat(fresh).st_mode & 0o777)}")
+    finally:
+        proc.terminate()
+        proc.wait(WAIT)
+    shared = os.path.join(base, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o777)
+    sock = os.path.join(shared, "heapleakd.sock")
+    proc = subprocess.Popen([ctx.daemon, "--listen", "unix:" + sock], stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)
+        if proc.poll() is not None:
+            return  # refused: fine
+        mode = os.stat(shared).st_mode & 0o777
+        check(mode & 0o077 == 0, f"heapleakd serves from a world-writable directory {shared} ({oct(mode)}): "
+              "another user can replace or remove its socket")
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        proc.wait(WAIT)
+
+
+@test
+def foreign_socket_refused(ctx):
+    if os.geteuid() != 0:
+        raise Skip("needs root to chown a socket to another user")
+    base = tempfile.mkdtemp(prefix="hld-")  # short: socket paths must fit in 107 bytes
+    path = os.path.join(base, "heapleakd.sock")
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path)
+    s.close()
+    os.chown(path, 65534, 65534)
+    r = subprocess.run([ctx.daemon, "--listen", "unix:" + path], capture_output=True, timeout=WAIT)
+    check(r.returncode != 0 and b"another user" in r.stderr, f"someone else's socket: exit {r.returncode} {r.stderr!r}")
+    check(os.path.exists(path), "the other user's socket was removed")
+
+
+# ---------------------------------------------------------------- main
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--daemon", required=True)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--gen", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("test", choices=sorted(TESTS) + ["list"])
+    args = ap.parse_args()
+    if args.test == "list":
+        print("\n".join(sorted(TESTS)))
+        return 0
+    ctx = Ctx()
+    ctx.daemon, ctx.cli, ctx.fixtures, ctx.gen = args.daemon, args.cli, args.fixtures, args.gen
+    ctx.shared = os.path.join(args.work, "shared")
+    os.makedirs(ctx.shared, exist_ok=True)
+    ctx.work = tempfile.mkdtemp(prefix=args.test + "-", dir=args.work)
+    try:
+        TESTS[args.test](ctx)
+    except Skip as e:
+        print(f"SKIP {args.test}: {e}")
+        return 77
+    except TestFailure as e:
+        print(f"FAIL {args.test}: {e}\n(work dir kept: {ctx.work})")
+        return 1
+    shutil.rmtree(ctx.work, ignore_errors=True)
+    print(f"PASS {args.test} ({time.monotonic() - START:.1f} s)")
+    return 0
+
+
+START = time.monotonic()
+if __name__ == "__main__":
+    sys.exit(main())

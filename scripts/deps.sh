@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake g++ pkg-config
   libboost1.81-dev libboost-json1.81-dev libsimdjson-dev catch2 zlib1g-dev
-  ruby graphviz llvm-14-tools python3 time gzip
+  ruby graphviz llvm-14-tools python3 time gzip clang-14 libclang-rt-14-dev
 )
 
 missing=()

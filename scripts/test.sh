@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # test.sh: install what is missing, build and run every test, as CI does:
-#   1. the dev preset: Catch2 units, protocol transcripts, daemon and client
-#      end-to-end tests, and the end-to-end runs on real Ruby heap dumps;
-#   2. the VS Code extension: node --test units and integration tests against
+#   1. the dev preset: Catch2 units, protocol transcripts, daemon, client and
+#      hardening end-to-end tests, and the end-to-end runs on real Ruby dumps;
+#   2. the units, transcripts and dump end-to-end tests again under
+#      AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset);
+#   3. each libFuzzer target for a bounded time (tests/fuzz/run.sh);
+#   4. the VS Code extension: node --test units and integration tests against
 #      the real heapleakd, then the e2e in a real VS Code (code-server).
-# Exits non-zero on any failure, and when no test ran at all (the dev test
-# preset sets noTestsAction=error). This is what .ci/run calls.
+# Exits non-zero on any failure, and when no test ran at all (the test
+# presets set noTestsAction=error). This is what .ci/run calls.
+# Set HEAPLEAK_QUICK=1 to run step 1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,5 +17,15 @@ cd "$(dirname "$0")/.."
 cmake --preset dev
 cmake --build --preset dev
 ctest --preset dev "$@"
+[ "${HEAPLEAK_QUICK:-0}" = 1 ] && exit 0
+
+echo "== sanitizers: ASan + UBSan"
+cmake --preset asan
+nice cmake --build build/asan -j2 --target core_tests protocol_tests heapleakd heapleak
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan --output-on-failure --no-tests=error -R '^(core_tests|protocol_tests|daemon_transcripts|e2e_)'
+
+echo "== fuzzing (bounded)"
+./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}"
 
 HEAPLEAK_DAEMON="$PWD/build/dev/daemon/heapleakd" ./clients/vscode/test/run-all.sh

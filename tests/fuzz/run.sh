@@ -5,7 +5,7 @@
 # per target. Exits non-zero on any crash, leaving the crash file in
 # $OUT/crashes/<target>/ (copy it to tests/fuzz/regressions/<target>/).
 #   usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
-#   env:   BUILD (build dir, default build/h6-fuzz), OUT (default $BUILD/out), JOBS (default 2)
+#   env:   BUILD (build dir, default build/fuzz), OUT (default $BUILD/out), JOBS (default 2)
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -13,7 +13,7 @@ seconds="${1:-30}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(record_parser loader gzip_reader frame_reader session)
-build="${BUILD:-$root/build/h6-fuzz}"
+build="${BUILD:-$root/build/fuzz}"
 out="${OUT:-$build/out}"
 jobs="${JOBS:-2}"
 

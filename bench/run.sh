@@ -77,7 +77,8 @@ for set in "${SETS[@]}"; do
   measure "cat B" "$mbB" "$nB" cat "$B"
   measure "zcat B.gz" "$mbB" "$nB" zcat "$B.gz"
   if [ -x "$PARSE_ONLY" ]; then
-    measure "parse-only B (simdjson)" "$mbB" "$nB" "$PARSE_ONLY" "$B"
+    measure "parse-only B (On Demand, keys)" "$mbB" "$nB" "$PARSE_ONLY" "$B"
+    measure "parse-only B (DOM, full)" "$mbB" "$nB" "$PARSE_ONLY" --dom "$B"
   else
     printf '%-34s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
   fi
@@ -85,6 +86,11 @@ for set in "${SETS[@]}"; do
   measure "heapleak info B.gz" "$mbB" "$nB" "$HEAPLEAK" info "$B.gz"
   measure "heapleak stats A B C" "$mbABC" "$nABC" "$HEAPLEAK" stats "$A" "$B" "$C"
   measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
+  measure "heapleak explain A B C" "$mbABC" "$nABC" "$HEAPLEAK" explain "$A" "$B" "$C"
+  if [ -x "$BUILD/bench/heapleak-analysis-bench" ]; then
+    echo "-- dominators, retained sizes and explain on loaded heaps:"
+    "$BUILD/bench/heapleak-analysis-bench" "$B" "$A" "$C"
+  fi
 done
 echo
 echo "MB and objects are of the uncompressed JSON (zcat and info B.gz too); B/object = peak RSS / objects."

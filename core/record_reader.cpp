@@ -47,11 +47,11 @@ Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
   if (static_cast<std::uint64_t>(info.st_size) != report.file_bytes) {
     return file_error(heap, "the dump changed size since it was loaded; load it again");
   }
-  auto source = open_byte_source(report.path);
-  if (!source) return source.error();
   std::uint64_t skip = heap.line_offset(i);
   std::string line;
-  if (!(*source)->compressed()) {
+  // The loader already decided plain or gzip (by magic bytes): no need to
+  // open the file twice to ask again.
+  if (!report.gzip) {
     // Plain file: read from the record's offset directly.
     const int fd = ::open(report.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return file_error(heap, std::strerror(errno));
@@ -76,6 +76,8 @@ Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
   if (const GzipIndex* index = heap.gzip_index()) {
     if (auto line = read_gzip_line(report.path, *index, skip, kMaxRecord)) return line;
   }
+  auto source = open_byte_source(report.path);
+  if (!source) return source.error();
   std::vector<char> discard(1 << 20);
   while (skip > 0) {
     auto n = (*source)->read(discard.data(), std::min<std::uint64_t>(skip, discard.size()));

@@ -204,12 +204,13 @@ OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, s
   return report;
 }
 
-std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups) {
+std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups,
+                                          GroupBy group_by) {
   const DominatorTree& tree = target.dominators();
   // The diff groups keep only samples: regroup the leaked objects fully.
   // Every group is explained, then ranked: cutting by count first could drop
   // a small group that retains the most.
-  std::vector<LeakGroup> groups = group_objects(target, diff.leaked, GroupBy::kClass, SIZE_MAX);
+  std::vector<LeakGroup> groups = group_objects(target, diff.leaked, group_by, SIZE_MAX);
   std::vector<LeakExplanation> out;
   for (auto& group : groups) {
     LeakExplanation explanation;

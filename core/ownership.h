@@ -64,9 +64,10 @@ struct LeakExplanation {
   RootPath path;  // to the first owner
 };
 
-// The diff's groups, each with its owners, ranked by retained bytes; the
-// first `max_groups` of that ranking.
-std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups = 20);
+// The diff's leaked objects grouped by `group_by`, each group with its
+// owners, ranked by retained bytes; the first `max_groups` of that ranking.
+std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups = 20,
+                                          GroupBy group_by = GroupBy::kClass);
 
 struct DuplicateStrings {
   std::uint32_t value_hash = 0;

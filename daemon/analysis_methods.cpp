@@ -7,6 +7,7 @@
 #include "core/root_paths.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
+#include "daemon/query_task.h"
 #include "daemon/results_json.h"
 #include "daemon/wire_params.h"
 
@@ -16,20 +17,14 @@ namespace json = boost::json;
 namespace {
 
 json::value run_stats(DaemonContext& ctx, const StatsParams& params, const std::stop_token&) {
-  auto group_by = parse_group_by(params.group_by);
-  if (!group_by) {
-    throw protocol::RpcException(protocol::invalid_params("params.groupBy: expected class, site or generation"));
-  }
+  const LeakDiffOptions options = require_diff_options(params);
   const HeapEntry baseline = require_heap(ctx.store, params.baseline);
   const HeapEntry target = require_heap(ctx.store, params.target);
   std::optional<HeapEntry> later;
   if (params.later) later = require_heap(ctx.store, *params.later);
-  LeakDiffOptions options;
-  options.group_by = *group_by;
-  options.samples_per_group = params.samples;
   const LeakDiff diff = diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
   json::object out = leak_diff_json(*target.heap, diff);
-  out["groupBy"] = group_by_name(*group_by);
+  out["groupBy"] = group_by_name(options.group_by);
   out["baseline"] = baseline.id;
   out["target"] = target.id;
   if (later) out["later"] = later->id;

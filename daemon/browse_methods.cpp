@@ -6,6 +6,7 @@
 #include "core/record_reader.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
+#include "daemon/query_task.h"
 #include "daemon/results_json.h"
 #include "daemon/wire_params.h"
 
@@ -53,12 +54,12 @@ json::value object_json(const HeapEntry& entry, ObjectIndex i) {
 }  // namespace
 
 void register_browse_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  binder.add<PageParams>("referrers", [&ctx](const PageParams& params, const RequestContext&) {
+  add_inline<PageParams>(binder, ctx, "referrers", [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const ObjectIndex i = require_object(*entry.heap, params.address);
-    return page_json(*entry.heap, i, entry.heap->referrers(i), params);
+    return json::value(page_json(*entry.heap, i, entry.heap->referrers(i), params));
   });
-  binder.add<PageParams>("references", [&ctx](const PageParams& params, const RequestContext&) {
+  add_inline<PageParams>(binder, ctx, "references", [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
     const HeapEntry entry = require_heap(ctx.store, params.heap);
     const ObjectIndex i = require_object(*entry.heap, params.address);
     return page_json(*entry.heap, i, entry.heap->references(i), params);

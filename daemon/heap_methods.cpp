@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 
 #include "core/byte_source.h"
 #include "core/loader.h"
@@ -39,13 +40,6 @@ bool file_is_gzip(const std::string& path) {
   return has_gzip_magic(magic, got);
 }
 
-// A name no other loaded heap has: the file name, then "name-2", "name-3"...
-std::string unique_name(const HeapStore& store, const std::string& wanted) {
-  std::string name = wanted;
-  for (int k = 2; store.find(name); ++k) name = wanted + "-" + std::to_string(k);
-  return name;
-}
-
 void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedReply<json::value> reply) {
   const std::string path = std::filesystem::absolute(params.path).lexically_normal().string();
   struct stat info {};
@@ -61,7 +55,10 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
     reply.error(protocol::domain_error("overBudget", refusal, {{"path", path}}));
     return;
   }
-  ctx.loads.post([&ctx, params = std::move(params), rc, reply, path, estimate] {
+  // The name is taken now, not when the load ends: a query naming it waits
+  // for the load instead of answering unknownHeap.
+  const std::string name = ctx.store.begin_load(params.name.value_or(std::filesystem::path(path).filename().string()));
+  ctx.loads.post([&ctx, rc, reply, path, name, estimate] {
     std::atomic<bool> cancel{false};
     std::stop_callback on_cancel(rc.stop, [&cancel] { cancel.store(true); });
     rc.progress.begin("Loading " + std::filesystem::path(path).filename().string());
@@ -76,11 +73,16 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
       rc.progress.report(total == 0 ? 100 : static_cast<unsigned>(done * 100 / total),
                          mib(done) + " of " + mib(total) + " MiB");
     };
-    auto heap = load_heap(path, {}, control);
+    // Out of memory fails this load only: the daemon and its other heaps stay.
+    Result<std::shared_ptr<const Heap>> heap = make_error(ErrorReason::kOverBudget, path + ": out of memory while loading");
+    try {
+      heap = load_heap(path, {}, control);
+    } catch (const std::bad_alloc&) {
+    }
     rc.progress.end();
     if (!heap || rc.cancelled()) {
       // A cancelled load leaves nothing behind: the heap (if any) dies here.
-      ctx.store.release(estimate);
+      ctx.store.abandon_load(name, estimate);
       if (!heap) {
         reply.error(to_rpc_error(heap.error()));
       } else {
@@ -88,12 +90,11 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
       }
       return;
     }
-    const std::string name =
-        unique_name(ctx.store, params.name.value_or(std::filesystem::path(path).filename().string()));
-    const HeapEntry entry = ctx.store.add(name, path, std::move(*heap), estimate);
-    ctx.logger->info("loaded " + entry.id + " (" + entry.name + "): " + std::to_string(entry.heap->size()) +
-                     " objects in " + std::to_string(entry.heap->report().seconds) + " s");
-    reply(json::value(entry_json(entry)));
+    ctx.store.finish_load(name, path, std::move(*heap), estimate, [&](const HeapEntry& entry) {
+      ctx.logger->info("loaded " + entry.id + " (" + entry.name + "): " + std::to_string(entry.heap->size()) +
+                       " objects in " + std::to_string(entry.heap->report().seconds) + " s");
+      reply(json::value(entry_json(entry)));
+    });
   });
 }
 
@@ -122,7 +123,10 @@ void register_heap_methods(protocol::Binder& binder, DaemonContext& ctx) {
                                    {"loadSeconds", entry.heap->report().seconds},
                                    {"traced", entry.heap->report().traced}});
     }
+    json::array loading;
+    for (const auto& name : ctx.store.loading_names()) loading.push_back(json::value(name));
     return json::value(json::object{{"heaps", std::move(heaps)},
+                                    {"loading", std::move(loading)},
                                     {"usedBytes", ctx.store.used_bytes()},
                                     {"maxBytes", ctx.store.max_bytes()}});
   });

@@ -4,13 +4,17 @@
 
 namespace heapleak::daemon {
 
-std::optional<HeapEntry> HeapStore::find(const std::string& id_or_name) const {
+std::optional<HeapEntry> HeapStore::find(const std::string& id_or_name, bool* still_loading) const {
   std::lock_guard lock(mutex_);
   for (const auto& entry : entries_) {
     if (entry.id == id_or_name) return entry;
   }
   for (const auto& entry : entries_) {
     if (entry.name == id_or_name) return entry;
+  }
+  if (still_loading) {
+    *still_loading = std::any_of(running_.begin(), running_.end(),
+                                 [&](const RunningLoad& load) { return load.name == id_or_name; });
   }
   return std::nullopt;
 }
@@ -38,14 +42,67 @@ void HeapStore::release(std::uint64_t estimate) {
   reserved_ -= std::min(reserved_, estimate);
 }
 
-HeapEntry HeapStore::add(std::string name, std::string path, std::shared_ptr<const Heap> heap,
-                         std::uint64_t estimate) {
+std::string HeapStore::begin_load(const std::string& wanted_name) {
   std::lock_guard lock(mutex_);
-  reserved_ -= std::min(reserved_, estimate);
-  resident_ += heap->bytes_used();
-  HeapEntry entry{"h" + std::to_string(next_id_++), std::move(name), std::move(path), std::move(heap)};
-  entries_.push_back(entry);
-  return entry;
+  std::string name = wanted_name;
+  for (int k = 2; name_taken_locked(name); ++k) name = wanted_name + "-" + std::to_string(k);
+  running_.push_back(RunningLoad{name, {}});
+  return name;
+}
+
+void HeapStore::finish_load(const std::string& name, std::string path, std::shared_ptr<const Heap> heap,
+                            std::uint64_t estimate, const std::function<void(const HeapEntry&)>& announce) {
+  std::vector<std::function<void()>> waiters;
+  HeapEntry entry;
+  {
+    std::lock_guard lock(mutex_);
+    reserved_ -= std::min(reserved_, estimate);
+    resident_ += heap->bytes_used();
+    entry = HeapEntry{"h" + std::to_string(next_id_++), name, std::move(path), std::move(heap)};
+    entries_.push_back(entry);
+    waiters = end_load_locked(name);
+  }
+  // Outside the lock: a waiter may look the heap up straight away.
+  announce(entry);
+  for (auto& resume : waiters) resume();
+}
+
+void HeapStore::abandon_load(const std::string& name, std::uint64_t estimate) {
+  std::vector<std::function<void()>> waiters;
+  {
+    std::lock_guard lock(mutex_);
+    reserved_ -= std::min(reserved_, estimate);
+    waiters = end_load_locked(name);
+  }
+  for (auto& resume : waiters) resume();
+}
+
+std::vector<std::string> HeapStore::loading_names() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& load : running_) names.push_back(load.name);
+  return names;
+}
+
+bool HeapStore::when_load_ends(const std::string& name, std::function<void()> resume) {
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningLoad& load) { return load.name == name; });
+  if (it == running_.end()) return false;
+  it->waiters.push_back(std::move(resume));
+  return true;
+}
+
+std::vector<std::function<void()>> HeapStore::end_load_locked(const std::string& name) {
+  auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningLoad& load) { return load.name == name; });
+  if (it == running_.end()) return {};
+  auto waiters = std::move(it->waiters);
+  running_.erase(it);
+  return waiters;
+}
+
+bool HeapStore::name_taken_locked(const std::string& name) const {
+  auto same = [&](const auto& item) { return item.name == name; };
+  return std::any_of(entries_.begin(), entries_.end(), same) || std::any_of(running_.begin(), running_.end(), same);
 }
 
 bool HeapStore::remove(const std::string& id_or_name) {

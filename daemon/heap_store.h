@@ -2,10 +2,12 @@
 // a short id ("h1") or by their name; entries are immutable snapshots, so a
 // query keeps its heap alive even if another client unloads it meanwhile.
 // Also enforces the --max-memory budget: a load is admitted against an
-// estimate before it starts, then charged what it really uses.
+// estimate before it starts, then charged what it really uses. A load in
+// progress holds its name, so a query sent right after loadHeap can wait for it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,8 +29,9 @@ class HeapStore {
  public:
   explicit HeapStore(std::uint64_t max_bytes = 0) : max_bytes_(max_bytes) {}
 
-  // Looks a heap up by id, then by name.
-  std::optional<HeapEntry> find(const std::string& id_or_name) const;
+  // Looks a heap up by id, then by name. When there is none, `still_loading`
+  // (if given) says whether a load of that name is running, in the same look.
+  std::optional<HeapEntry> find(const std::string& id_or_name, bool* still_loading = nullptr) const;
   std::vector<HeapEntry> list() const;
 
   // Reserves `estimate` bytes for a load; false when the budget would be
@@ -36,8 +39,23 @@ class HeapStore {
   bool admit(std::uint64_t estimate, std::string& message);
   // Gives back a reservation (load failed or was cancelled).
   void release(std::uint64_t estimate);
-  // Stores a loaded heap, turning its reservation into its real size.
-  HeapEntry add(std::string name, std::string path, std::shared_ptr<const Heap> heap, std::uint64_t estimate);
+
+  // Starts a load: reserves a name no loaded heap or running load has (the
+  // wanted one, else "name-2", "name-3"...), and returns it.
+  std::string begin_load(const std::string& wanted_name);
+  // Ends a load begun with begin_load by storing its heap under the reserved
+  // name, turning the load's reservation into its real size. `announce` runs
+  // before the queries waiting for it resume, so loadHeap answers first.
+  void finish_load(const std::string& name, std::string path, std::shared_ptr<const Heap> heap,
+                   std::uint64_t estimate, const std::function<void(const HeapEntry&)>& announce);
+  // Ends a load that failed or was cancelled: frees its name and reservation.
+  void abandon_load(const std::string& name, std::uint64_t estimate);
+  // The names of the loads that have begun and not ended, oldest first.
+  std::vector<std::string> loading_names() const;
+  // Calls `resume` (on the thread that ends the load) once the load of `name`
+  // ends, either way. False, and `resume` is dropped, when none is running.
+  bool when_load_ends(const std::string& name, std::function<void()> resume);
+
   bool remove(const std::string& id_or_name);
 
   std::uint64_t used_bytes() const;
@@ -48,7 +66,16 @@ class HeapStore {
 
  private:
   mutable std::mutex mutex_;
+  struct RunningLoad {
+    std::string name;
+    std::vector<std::function<void()>> waiters;
+  };
+  // Removes the load of `name` and returns whoever waits for it.
+  std::vector<std::function<void()>> end_load_locked(const std::string& name);
+  bool name_taken_locked(const std::string& name) const;
+
   std::vector<HeapEntry> entries_;
+  std::vector<RunningLoad> running_;
   std::uint64_t next_id_ = 1;
   std::uint64_t max_bytes_;
   std::uint64_t reserved_ = 0;

@@ -94,8 +94,10 @@ int main(int argc, char** argv) {
   auto logger = std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
 
   HeapStore store(options->max_memory);
-  WorkerPool loads(options->sync ? 0 : 2);
+  // Declared before `loads` so it is destroyed after it: a load that ends
+  // while the daemon stops still posts the queries that waited for it.
   WorkerPool queries(options->sync ? 0 : 2);
+  WorkerPool loads(options->sync ? 0 : 2);
   std::function<void()> request_stop = [] {};
   DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }};
   auto binder = std::make_shared<protocol::Binder>();

@@ -7,14 +7,33 @@ protocol::RpcError to_rpc_error(const Error& error) {
   return protocol::domain_error(reason_name(error.reason), error.message);
 }
 
+HeapStillLoading::HeapStillLoading(std::string name)
+    : protocol::RpcException(protocol::domain_error(
+          "unknownHeap", "heap '" + name + "' is still loading; ask again when loadHeap has answered",
+          {{"heap", name}, {"loading", true}})),
+      name_(std::move(name)) {}
+
 HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
-  auto entry = store.find(id_or_name);
+  bool still_loading = false;
+  auto entry = store.find(id_or_name, &still_loading);
+  if (still_loading) throw HeapStillLoading(id_or_name);
   if (!entry) {
     throw protocol::RpcException(protocol::domain_error(
         "unknownHeap", "no heap '" + id_or_name + "' is loaded (it may have been unloaded); see listHeaps",
         {{"heap", id_or_name}}));
   }
   return *entry;
+}
+
+LeakDiffOptions require_diff_options(const StatsParams& params) {
+  auto group_by = parse_group_by(params.group_by);
+  if (!group_by) {
+    throw protocol::RpcException(protocol::invalid_params("params.groupBy: expected class, site or generation"));
+  }
+  LeakDiffOptions options;
+  options.group_by = *group_by;
+  options.samples_per_group = params.samples;
+  return options;
 }
 
 ObjectIndex require_object(const Heap& heap, const std::string& text) {

@@ -7,6 +7,7 @@
 #include "core/ownership.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
+#include "daemon/query_task.h"
 #include "daemon/results_json.h"
 #include "daemon/wire_params.h"
 
@@ -38,14 +39,18 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
   });
 
   add_on_query_pool<StatsParams>(binder, ctx, "explain", [](DaemonContext& ctx, const StatsParams& params, const std::stop_token&) {
+    const LeakDiffOptions options = require_diff_options(params);
     const HeapEntry baseline = require_heap(ctx.store, params.baseline);
     const HeapEntry target = require_heap(ctx.store, params.target);
     std::optional<HeapEntry> later;
     if (params.later) later = require_heap(ctx.store, *params.later);
     const Heap& heap = require_edges(target);
-    const LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr, {});
-    const auto leaks = explain_leak(heap, diff, params.limit == 0 ? 20 : params.limit);
+    // The diff's own groups are not used (explain regroups every leaked object), so no samples here.
+    const LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr,
+                                     LeakDiffOptions{options.group_by, 0});
+    const auto leaks = explain_leak(heap, diff, params.limit == 0 ? 20 : params.limit, options.group_by);
     json::object out = explanation_json(heap, diff, leaks, std::min<std::size_t>(params.samples, 20));
+    out["groupBy"] = group_by_name(options.group_by);
     out["target"] = target.id;
     return json::value(std::move(out));
   });

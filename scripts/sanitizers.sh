@@ -1,43 +1,69 @@
 #!/usr/bin/env bash
-# sanitizers.sh: the sanitizer runs of issue 7.
-#  1. the `asan` preset (ASan + UBSan, LeakSanitizer included) built and every
-#     ctest test run in it;
-#  2. a ThreadSanitizer build (own dir) running the protocol, daemon and
-#     hardening tests.
-# Exits non-zero if any test fails or a sanitizer reports. Builds use -j2 and nice.
+# sanitizers.sh: the sanitizer runs of issue 7, as CI runs them.
+#  asan: the `asan` preset (ASan + UBSan + LeakSanitizer) running the units,
+#        transcripts, daemon, client, hardening and dump end-to-end tests;
+#  tsan: a ThreadSanitizer build (own dir) running the protocol units and the
+#        daemon, transcript, client and hardening tests.
+# Every process a test starts (heapleakd, heapleak, heapleak-client) writes
+# its sanitizer reports to a file under $REPORTS/<kind>/ (log_path), so a
+# report fails the run even where the test itself never looks at stderr, and
+# a leak found when a daemon exits at the end of a test is not lost.
 #   usage: scripts/sanitizers.sh [asan|tsan|all]   (default all)
-#   env:   ASAN_DIR (default: the preset's build/asan), TSAN_DIR (default build/tsan),
-#          CTEST_ARGS (extra ctest arguments, e.g. "-L hardening"), JOBS (default 2)
+#   env:   ASAN_DIR (default build/asan), TSAN_DIR (default build/tsan),
+#          REPORTS (default build/sanitizer-reports), CTEST_ARGS (extra ctest
+#          arguments, e.g. "-R hardening_"), JOBS (default 2)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
 jobs="${JOBS:-2}"
 asan_dir="${ASAN_DIR:-build/asan}"
 tsan_dir="${TSAN_DIR:-build/tsan}"
+reports="$(mkdir -p "${REPORTS:-build/sanitizer-reports}" && cd "${REPORTS:-build/sanitizer-reports}" && pwd)"
 read -r -a extra <<<"${CTEST_ARGS:-}"
 status=0
 
 # Slower binaries: the Python tests stretch their time bounds by this factor.
 export HEAPLEAK_TEST_SLOWDOWN="${HEAPLEAK_TEST_SLOWDOWN:-5}"
 
+# no_reports KIND: fails (and prints them) if any process wrote a report.
+no_reports() {
+  local files
+  files=$(find "$reports/$1" -type f -size +0 2>/dev/null)
+  if [ -n "$files" ]; then
+    echo "FAIL $1: $(echo "$files" | wc -l) sanitizer report(s):"
+    for f in $files; do echo "--- $f"; head -60 "$f"; done
+    return 1
+  fi
+  echo "ok   $1: no sanitizer reports"
+}
+
 if [ "$what" = asan ] || [ "$what" = all ]; then
   echo "== ASan + UBSan + LSan ($asan_dir)"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}"
-  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+  rm -rf "$reports/asan" && mkdir -p "$reports/asan"
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:log_path=$reports/asan/asan"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/asan/ubsan"
+  export LSAN_OPTIONS="log_path=$reports/asan/lsan"
   cmake --preset asan -B "$asan_dir" >/dev/null || exit 2
-  nice cmake --build "$asan_dir" -j "$jobs" || exit 2
-  ctest --test-dir "$asan_dir" --output-on-failure --no-tests=error "${extra[@]}" || status=1
+  nice cmake --build "$asan_dir" -j "$jobs" \
+    --target core_tests protocol_tests daemon_units heapleakd heapleak heapleak-client || exit 2
+  ctest --test-dir "$asan_dir" --output-on-failure --no-tests=error \
+    -R '^(core_tests|protocol_tests|daemon_|client_|hardening_|e2e_)' "${extra[@]}" || status=1
+  no_reports asan || status=1
+  unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
   echo "== ThreadSanitizer ($tsan_dir)"
-  export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:history_size=4}"
+  rm -rf "$reports/tsan" && mkdir -p "$reports/tsan"
+  export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:history_size=4:log_path=$reports/tsan/tsan"
   cmake -S . -B "$tsan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null || exit 2
-  # Only what the protocol, daemon and hardening tests need.
-  nice cmake --build "$tsan_dir" -j "$jobs" --target protocol_tests heapleakd heapleak || exit 2
+  # Only what the protocol, daemon, client and hardening tests need.
+  nice cmake --build "$tsan_dir" -j "$jobs" --target protocol_tests daemon_units heapleakd heapleak heapleak-client || exit 2
   ctest --test-dir "$tsan_dir" --output-on-failure --no-tests=error \
-    -R '^(protocol_tests|daemon_|hardening_)' "${extra[@]}" || status=1
+    -R '^(protocol_tests|daemon_|client_|hardening_)' "${extra[@]}" || status=1
+  no_reports tsan || status=1
+  unset TSAN_OPTIONS
 fi
 exit $status

@@ -2,8 +2,11 @@
 # test.sh: install what is missing, build and run every test, as CI does:
 #   1. the dev preset: Catch2 units, protocol transcripts, daemon, client and
 #      hardening end-to-end tests, and the end-to-end runs on real Ruby dumps;
-#   2. the units, transcripts and dump end-to-end tests again under
-#      AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset);
+#   2. scripts/sanitizers.sh: the units, transcripts, daemon, client,
+#      hardening and dump end-to-end tests again under AddressSanitizer +
+#      UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset), then the
+#      protocol, daemon, client and hardening tests under ThreadSanitizer;
+#      any sanitizer report from any process fails the run;
 #   3. each libFuzzer target for a bounded time (tests/fuzz/run.sh);
 #   4. the VS Code extension: node --test units and integration tests against
 #      the real heapleakd, then the e2e in a real VS Code (code-server).
@@ -19,11 +22,7 @@ cmake --build --preset dev
 ctest --preset dev "$@"
 [ "${HEAPLEAK_QUICK:-0}" = 1 ] && exit 0
 
-echo "== sanitizers: ASan + UBSan"
-cmake --preset asan
-nice cmake --build build/asan -j2 --target core_tests protocol_tests heapleakd heapleak
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure --no-tests=error -R '^(core_tests|protocol_tests|daemon_transcripts|e2e_)'
+./scripts/sanitizers.sh all
 
 echo "== fuzzing (bounded)"
 ./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}"

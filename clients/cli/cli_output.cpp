@@ -56,6 +56,14 @@ std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOp
   return *heap;
 }
 
+GroupBy group_by_option(const Args& args) {
+  auto by = args.value("--by");
+  if (!by) return GroupBy::kClass;
+  auto group_by = parse_group_by(*by);
+  if (!group_by) throw UsageError{"--by expects class, site or generation, got '" + *by + "'"};
+  return *group_by;
+}
+
 std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
                                                             const std::vector<LoadOptions>& options, int& exit_code) {
   std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;

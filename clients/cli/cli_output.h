@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/heap.h"
 #include "core/loader.h"
+#include "core/object_key.h"
 
 namespace heapleak::cli {
 
@@ -31,6 +32,9 @@ int report_error(const Error& error);
 // printing why) when the file cannot be written.
 bool write_output(const Args& args, const std::string& text);
 std::string to_json_text(const boost::json::value& value);
+
+// `--by class|site|generation` (default class); throws UsageError.
+GroupBy group_by_option(const Args& args);
 
 // Loads several dumps in parallel, the k-th with options[k]; on the first
 // failure prints the error, sets `exit_code` and returns an empty list.

@@ -21,6 +21,8 @@ dominator), the bytes it retains and its path from a GC root, ranked by
 retained bytes.
 
 options:
+  --by class|site|generation  group by type/class (default), allocation file:line,
+                              or GC generation (the last two need allocation tracing)
   --limit N   explain the N largest groups (default 10)
   --json      print {leaks: [{key, count, memsize, retained, owners, path}], ...}
   -o FILE     write to FILE instead of stdout
@@ -29,13 +31,14 @@ options:
 }  // namespace
 
 int run_explain(const std::vector<std::string>& argv) {
-  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--limit", "-o"}});
+  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--by", "--limit", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
   }
   if (args.positional.size() < 2 || args.positional.size() > 3) throw UsageError{"expects two or three dumps: A B [C]"};
   const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
+  const GroupBy group_by = group_by_option(args);
   // Only B needs references; A and C answer identity questions.
   std::vector<LoadOptions> options(args.positional.size());
   for (std::size_t k = 0; k < options.size(); ++k) options[k].build_edges = k == 1;
@@ -43,10 +46,14 @@ int run_explain(const std::vector<std::string>& argv) {
   const auto heaps = load_all_or_report(args.positional, options, exit_code);
   if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
-  const LeakDiff diff = diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr);
+  const LeakDiff diff = diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr, {group_by, 0});
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-  const auto leaks = explain_leak(target, diff, limit);
-  if (args.has("--json")) return write_output(args, to_json_text(explanation_json(target, diff, leaks, 20))) ? kExitOk : kExitInput;
+  const auto leaks = explain_leak(target, diff, limit, group_by);
+  if (args.has("--json")) {
+    auto json = explanation_json(target, diff, leaks, 20);
+    json["groupBy"] = group_by_name(group_by);
+    return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+  }
 
   std::ostringstream out;
   out << "Leaks by bytes retained (" << diff.total_count << " objects new in B and alive in C):\n";

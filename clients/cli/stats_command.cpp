@@ -56,11 +56,7 @@ int run_stats(const std::vector<std::string>& argv) {
     throw UsageError{"expects two or three dumps: A B [C]"};
   }
   LeakDiffOptions options;
-  if (auto by = args.value("--by")) {
-    auto group_by = parse_group_by(*by);
-    if (!group_by) throw UsageError{"--by expects class, site or generation, got '" + *by + "'"};
-    options.group_by = *group_by;
-  }
+  options.group_by = group_by_option(args);
   const std::size_t samples = args.value("--samples") ? parse_count("--samples", *args.value("--samples"))
                                                       : kTextSamples;
   const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;

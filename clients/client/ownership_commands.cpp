@@ -113,6 +113,7 @@ int run_explain(CommandContext& ctx) {
   params["target"] = target;
   std::string later;
   if (args.positionals.size() > 2) params["later"] = later = resolve_heap(ctx, args.positionals[2]);
+  if (auto by = args.value("--by")) params["groupBy"] = *by;
   if (args.value("--limit")) {
     params["limit"] = args.number("--limit", 0);
   } else if (!ctx.json()) {

@@ -59,13 +59,14 @@ Exit 1 when no common retainer is found (the graph is still written).
 
 The shortest path from a GC root to the object at ADDR.
 )"},
-      {"explain", R"(usage: heapleak-client explain A B [C] [--limit N] [--json]
+      {"explain", R"(usage: heapleak-client explain A B [C] [--by class|site|generation] [--limit N] [--json]
 
 The answer to start with: the leak diff of `stats` (objects new in B and
-still alive in C, by class), each group with its owner (the object whose
+still alive in C, grouped), each group with its owner (the object whose
 release would free it: their lowest common dominator), the bytes it keeps
 alive and its path from a GC root, ranked by bytes retained. A, B and C are
 heap ids, names or dump paths (loaded first when new); owners are found in B.
+  --by KEY    group by class (default), site (needs allocation tracing) or generation
   --limit N   explain the N largest groups (default 10 in the text, 20 with
               --json; 0: 20)
 The first ownership command on a heap builds its dominator tree (seconds on

@@ -92,6 +92,73 @@ def two_clients(tmp):
         b.close()
 
 
+def _replies(client, count):
+    """The next `count` responses on `client`: their ids in arrival order, and by id."""
+    replies = []
+    while len(replies) < count:
+        message = client.receive()
+        check(message is not None, "connection closed")
+        if "id" in message and "method" not in message:
+            replies.append(message)
+    return [r["id"] for r in replies], {r["id"]: r for r in replies}
+
+
+def _first_address(dump):
+    with open(dump, "rb") as f:
+        for line in f:
+            record = json.loads(line)
+            if "address" in record:
+                return record["address"]
+    raise TestFailure(f"no address in {dump}")
+
+
+@test
+def query_waits_for_load(tmp):
+    """A script may send its queries right after loadHeap, naming the heap:
+    they wait for the load (without holding a query thread) instead of
+    answering unknownHeap; a cancelled waiter answers -32800 at once; a second
+    load asking for a running load's name gets "name-2"; a query naming a
+    load that fails answers unknownHeap."""
+    big = dumps.big_dump(ARGS.work, ARGS.gen)
+    small = dumps.small_dump(ARGS.work, ARGS.gen)
+    address = _first_address(small)
+    not_json = os.path.join(tmp, "bad.json")
+    with open(not_json, "w") as f:
+        f.write("this is not a heap dump\n" * 1000)
+    daemon, path = unix_daemon(tmp)
+    with daemon:
+        a, b = Client(path), Client(path)
+        a.initialize()
+        b.initialize()
+        load = a.request("loadHeap", {"path": big, "name": "big"})
+        waiting = a.request("object", {"heap": "big", "address": address})
+        cancelled = a.request("referrers", {"heap": "big", "address": address})
+        listed = a.request("listHeaps")
+        a.notify("$/cancelRequest", {"id": cancelled})
+        order, by_id = _replies(a, 4)
+        check(by_id[listed]["result"]["loading"] == ["big"], f"listHeaps during the load: {by_id[listed]}")
+        check(by_id[cancelled].get("error", {}).get("code") == -32800, f"cancelled waiter: {by_id[cancelled]}")
+        check(order.index(cancelled) < order.index(load), f"the cancel waited for the load: order {order}")
+        check("result" in by_id[load], f"load: {by_id[load]}")
+        check(order.index(waiting) > order.index(load), f"the query was answered before its heap: {order}")
+        check(by_id[waiting].get("result", {}).get("address") == address, f"waiting query: {by_id[waiting]}")
+        # Names are reserved when a load begins; a failed load frees its name.
+        first = b.request("loadHeap", {"path": big, "name": "twice"})
+        second = b.request("loadHeap", {"path": small, "name": "twice"})
+        failing = b.request("loadHeap", {"path": not_json, "name": "bad"})
+        on_bad = b.request("object", {"heap": "bad", "address": address})
+        _, got = _replies(b, 4)
+        check(got[first]["result"]["name"] == "twice" and got[second]["result"]["name"] == "twice-2",
+              f"names: {got[first].get('result', got[first])} / {got[second].get('result', got[second])}")
+        check(got[failing].get("error", {}).get("data", {}).get("reason") == "notAHeapDump", f"bad load: {got[failing]}")
+        error = got[on_bad].get("error", {})
+        check(error.get("code") == -32803 and error.get("data", {}).get("reason") == "unknownHeap",
+              f"query on a failed load: {got[on_bad]}")
+        check(b.result("listHeaps")["loading"] == [], "no load left running")
+        a.close()
+        b.close()
+
+
 @test
 def live_socket_refused(tmp):
     """A second daemon on a live daemon's socket refuses to start; the first keeps serving."""

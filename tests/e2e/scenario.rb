@@ -111,6 +111,20 @@ if exp
   E2E.check(top.dig('owners', 0, 'address') == ret, "explain's first group is owned by the truth retainer",
             "got #{top.dig('owners', 0, 'address').inspect}")
   E2E.check(top['path'].is_a?(Array) && top['path'].last == ret, "explain's first path ends at the owner")
+  # --by regroups the same leaked objects: the counts add up to the same total
+  site = E2E.json('explain', a, b, c, '--by', traced ? 'site' : 'generation', '--limit', '1000', '--json')
+  all_class = E2E.json('explain', a, b, c, '--limit', '1000', '--json')
+  if site && all_class
+    E2E.check(site['groupBy'] == (traced ? 'site' : 'generation'), 'explain --by says how it grouped', site['groupBy'].inspect)
+    E2E.check(site['leaks'].sum { |l| l['count'] } == all_class['leaks'].sum { |l| l['count'] },
+              'explain --by covers the same objects', "#{site['leaks'].sum { |l| l['count'] }} vs #{all_class['leaks'].sum { |l| l['count'] }}")
+    if traced
+      here = site['leaks'].find { |l| l['key'].to_s.include?("scenarios/#{scenario}.rb") }
+      E2E.check(here && here.dig('owners', 0, 'address') == ret,
+                "explain --by site: a site in scenarios/#{scenario}.rb, owned by the truth retainer",
+                site['leaks'].first(3).map { |l| [l['key'], l.dig('owners', 0, 'address')] }.inspect)
+    end
+  end
 end
 
 E2E.finish

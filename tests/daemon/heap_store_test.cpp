@@ -1,0 +1,86 @@
+// HeapStore: names reserved while a load runs, waiters resumed once when it
+// ends (after the load is announced), budget reservations given back.
+#include "daemon/heap_store.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/core/test_dump.h"
+
+namespace heapleak::daemon {
+namespace {
+
+std::shared_ptr<const Heap> tiny_heap() {
+  using test::Obj;
+  return test::load_text(test::join_lines({test::object_line(Obj{.address = "0x1"})}));
+}
+
+TEST_CASE("a running load holds its name, so the next load of that name gets name-2") {
+  HeapStore store;
+  CHECK(store.begin_load("B.json") == "B.json");
+  CHECK(store.begin_load("B.json") == "B.json-2");
+  CHECK(store.loading_names() == std::vector<std::string>{"B.json", "B.json-2"});
+  store.finish_load("B.json", "/tmp/B.json", tiny_heap(), 0, [](const HeapEntry&) {});
+  CHECK(store.begin_load("B.json") == "B.json-3");  // loaded and running names both count
+  store.abandon_load("B.json-2", 0);
+  CHECK(store.begin_load("B.json") == "B.json-2");  // an abandoned load frees its name
+}
+
+TEST_CASE("find says whether a missing name is still loading") {
+  HeapStore store;
+  bool loading = false;
+  CHECK_FALSE(store.find("B", &loading));
+  CHECK_FALSE(loading);
+  store.begin_load("B");
+  CHECK_FALSE(store.find("B", &loading));
+  CHECK(loading);
+  store.finish_load("B", "/tmp/B", tiny_heap(), 0, [](const HeapEntry&) {});
+  loading = true;
+  auto entry = store.find("B", &loading);
+  REQUIRE(entry);
+  CHECK(entry->id == "h1");
+  CHECK(store.find("h1"));
+  CHECK(store.loading_names().empty());
+}
+
+TEST_CASE("waiters resume once, after the load is announced, whether it succeeds or fails") {
+  HeapStore store;
+  std::vector<std::string> events;
+  CHECK_FALSE(store.when_load_ends("B", [&] { events.push_back("never"); }));  // nothing running
+
+  store.begin_load("B");
+  store.begin_load("C");
+  REQUIRE(store.when_load_ends("B", [&] { events.push_back("waiter 1 of B"); }));
+  REQUIRE(store.when_load_ends("B", [&] { events.push_back("waiter 2 of B"); }));
+  REQUIRE(store.when_load_ends("C", [&] {
+    bool loading = true;
+    events.push_back(store.find("C", &loading) || loading ? "C still there" : "C gone");
+  }));
+  store.finish_load("B", "/tmp/B", tiny_heap(), 0, [&](const HeapEntry& entry) {
+    events.push_back("announce " + entry.name);
+  });
+  store.abandon_load("C", 0);
+  CHECK(events == std::vector<std::string>{"announce B", "waiter 1 of B", "waiter 2 of B", "C gone"});
+  CHECK_FALSE(store.when_load_ends("B", [] {}));
+}
+
+TEST_CASE("a load's reservation turns into its real size, or is given back") {
+  HeapStore store(std::uint64_t{64} << 20);
+  std::string why;
+  REQUIRE(store.admit(std::uint64_t{40} << 20, why));
+  CHECK_FALSE(store.admit(std::uint64_t{40} << 20, why));
+  CHECK(why.find("--max-memory") != std::string::npos);
+  store.begin_load("B");
+  auto heap = tiny_heap();
+  const auto resident = heap->bytes_used();
+  store.finish_load("B", "/tmp/B", heap, std::uint64_t{40} << 20, [](const HeapEntry&) {});
+  CHECK(store.used_bytes() == resident);
+  REQUIRE(store.admit(std::uint64_t{40} << 20, why));
+  store.begin_load("C");
+  store.abandon_load("C", std::uint64_t{40} << 20);
+  CHECK(store.used_bytes() == resident);
+}
+
+}  // namespace
+}  // namespace heapleak::daemon

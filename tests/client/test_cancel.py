@@ -1,5 +1,6 @@
 """Ctrl-C during a load: the client sends $/cancelRequest, waits for the
--32800 reply and exits 130; the daemon stays up with nothing loaded. stderr is
+-32800 reply and exits 130; the daemon stays up with nothing loaded. While
+the load runs, `list` from another shell names it as loading. stderr is
 a pseudo-terminal so the progress bar shows when the load has begun."""
 import gzip
 import pty
@@ -44,6 +45,8 @@ def test():
                 break
     check(b"Loading" in seen, "a progress bar on the terminal: %r" % seen)
     check(client.poll() is None, "the load finished before Ctrl-C; make the dump bigger")
+    r = expect(["list"], OK, "list while the load runs")
+    check("loading: big.json" in r.stdout, "list names the load still running", r)
     client.send_signal(signal.SIGINT)
     try:
         out, _ = client.communicate(timeout=60)

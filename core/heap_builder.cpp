@@ -1,7 +1,6 @@
 #include "core/heap_builder.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <type_traits>
 #include <limits>
@@ -37,38 +36,66 @@ void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<std::ui
 
 // Address -> index, open addressing over indices into the sorted address
 // column: one probe is usually one cache miss, where a binary search over
-// millions of addresses costs a dozen.
+// millions of addresses costs a dozen. The slots live in memory the caller
+// lends (the permutation scratch, already touched), because fresh pages are
+// the dominant cost of a load; with at least twice as many slots as objects
+// the table stays at most half full.
 class AddressIndex {
  public:
-  explicit AddressIndex(const Column<Address>& addresses) : addresses_(addresses) {
-    const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, addresses.size() * 2));
-    mask_ = capacity - 1;
-    shift_ = 64 - std::countr_zero(capacity);
-    slots_.assign(capacity, kNoObject);
+  AddressIndex(const Column<Address>& addresses, std::uint32_t* slots, std::size_t capacity)
+      : addresses_(addresses), slots_(slots), capacity_(capacity) {
+    std::fill(slots_, slots_ + capacity_, kNoObject);
     for (ObjectIndex i = 0; i < addresses.size(); ++i) {
       std::size_t slot = home(addresses[i]);
-      while (slots_[slot] != kNoObject) slot = (slot + 1) & mask_;
+      while (slots_[slot] != kNoObject) slot = next(slot);
       slots_[slot] = i;
     }
   }
 
   ObjectIndex find(Address address) const {
-    for (std::size_t slot = home(address);; slot = (slot + 1) & mask_) {
+    for (std::size_t slot = home(address);; slot = next(slot)) {
       const ObjectIndex i = slots_[slot];
       if (i == kNoObject || addresses_[i] == address) return i;
     }
   }
 
- private:
-  std::size_t home(Address address) const {
-    return static_cast<std::size_t>((address * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  // A lookup misses the cache twice (the slot, then the address it names):
+  // callers that know what comes next ask for both lines early.
+  void prefetch_slot(Address address) const { __builtin_prefetch(&slots_[home(address)]); }
+  void prefetch_address(Address address) const {
+    const ObjectIndex i = slots_[home(address)];
+    if (i != kNoObject) __builtin_prefetch(&addresses_[i]);
   }
 
+ private:
+  // The capacity is not a power of two: map the hash onto it by a multiply.
+  std::size_t home(Address address) const {
+    const std::uint64_t hash = address * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(hash) * capacity_) >> 64);
+  }
+  std::size_t next(std::size_t slot) const { return slot + 1 == capacity_ ? 0 : slot + 1; }
+
   const Column<Address>& addresses_;
-  Column<ObjectIndex> slots_;
-  std::size_t mask_ = 0;
-  int shift_ = 0;
+  std::uint32_t* slots_;
+  std::size_t capacity_;
 };
+
+// Each reference in `refs` (file order) becomes the index of its object, or
+// kNoObject when the dump lacks it, in place. (References of records dropped
+// as duplicates are resolved too, but nothing reads them.)
+void resolve_references(const AddressIndex& index, Column<Address>& refs) {
+  // The lookups ahead are known: the slot of the reference kSlotAhead on is
+  // fetched, then the address named by the one kAddressAhead on, whose slot
+  // has arrived by then.
+  constexpr std::size_t kSlotAhead = 16;
+  constexpr std::size_t kAddressAhead = 8;
+  const std::size_t count = refs.size();
+  for (std::size_t r = 0; r < count; ++r) {
+    if (r + kSlotAhead < count) index.prefetch_slot(refs[r + kSlotAhead]);
+    if (r + kAddressAhead < count) index.prefetch_address(refs[r + kAddressAhead]);
+    refs[r] = index.find(refs[r]);
+  }
+}
 
 }  // namespace
 
@@ -160,32 +187,51 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   // Ruby writes objects heap page by heap page, ascending within a page,
   // and the pages in no particular order: the dump is a few thousand
   // ascending runs. A k-way merge of the runs sorts it with no copy of the
-  // data and ~log2(runs) comparisons per object.
+  // data; the order is by (address, file position), so equal addresses keep
+  // file order.
   struct Run {
     Address head;
     ObjectIndex next;
     ObjectIndex end;
   };
-  std::vector<Run> runs;
+  std::vector<Run> pending;
   for (ObjectIndex i = 0; i < n;) {
     ObjectIndex end = i + 1;
     while (end < n && c_.address[end - 1] <= c_.address[end]) ++end;
-    runs.push_back(Run{c_.address[i], i, end});
+    pending.push_back(Run{c_.address[i], i, end});
     i = end;
   }
-  // Min-heap on (head address, position): equal addresses keep file order.
-  auto later = [](const Run& a, const Run& b) { return a.head != b.head ? a.head > b.head : a.next > b.next; };
-  std::make_heap(runs.begin(), runs.end(), later);
+  auto before = [](const Run& a, const Run& b) { return a.head != b.head ? a.head < b.head : a.next < b.next; };
+  auto later = [&](const Run& a, const Run& b) { return before(b, a); };
+  std::sort(pending.begin(), pending.end(), before);
+  // Runs enter the min-heap when the merge reaches their head, and the
+  // smallest run hands out everything below the next run's head in one go:
+  // pages rarely overlap, so most runs are copied whole with no heap work
+  // per object (a plain heap merge costs ~log2(runs) mispredicted
+  // comparisons per object).
+  std::vector<Run> active;
+  std::size_t p = 0;
   std::size_t k = 0;
-  while (!runs.empty()) {
-    std::pop_heap(runs.begin(), runs.end(), later);
-    Run& run = runs.back();
-    order[k++] = run.next++;
-    if (run.next == run.end) {
-      runs.pop_back();
-    } else {
+  for (;;) {
+    while (p < pending.size() && (active.empty() || before(pending[p], active.front()))) {
+      active.push_back(pending[p++]);
+      std::push_heap(active.begin(), active.end(), later);
+    }
+    if (active.empty()) break;
+    std::pop_heap(active.begin(), active.end(), later);
+    Run run = active.back();
+    active.pop_back();
+    const Run* limit = nullptr;  // the smallest head of the other runs
+    if (!active.empty()) limit = &active.front();
+    if (p < pending.size() && (limit == nullptr || before(pending[p], *limit))) limit = &pending[p];
+    do {
+      order[k++] = run.next++;
+    } while (run.next < run.end &&
+             (limit == nullptr || before(Run{c_.address[run.next], run.next, 0}, *limit)));
+    if (run.next < run.end) {
       run.head = c_.address[run.next];
-      std::push_heap(runs.begin(), runs.end(), later);
+      active.push_back(run);
+      std::push_heap(active.begin(), active.end(), later);
     }
   }
   // Keep the first record of a duplicated address; later ones are dropped.
@@ -201,8 +247,7 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   return order;
 }
 
-void HeapBuilder::apply_order(const Column<ObjectIndex>& order) {
-  Column<std::uint64_t> scratch(order.size());
+void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
   permute(c_.address, order, scratch);
   permute(c_.type, order, scratch);
   permute(c_.class_index, order, scratch);
@@ -230,9 +275,12 @@ void HeapBuilder::resolve_classes() {
   for (auto& klass : c_.class_index) klass = index_of_id[klass];
 }
 
-void HeapBuilder::build_edges(const Column<ObjectIndex>& order, LoadReport& report) {
+void HeapBuilder::build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch,
+                              LoadReport& report) {
   const std::size_t n = c_.address.size();
-  const AddressIndex index(c_.address);
+  // scratch holds at least n + 1 uint64s, so 2n + 2 uint32 slots.
+  auto* const scratch32 = reinterpret_cast<std::uint32_t*>(scratch.data());
+  resolve_references(AddressIndex(c_.address, scratch32, scratch.size() * 2), raw_refs_);
   c_.out_offsets.assign(n + 1, 0);
   c_.out_edges.reserve(raw_refs_.size());
   std::vector<ObjectIndex> targets;
@@ -240,7 +288,7 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, LoadReport& repo
     const ObjectIndex old = order[k];
     targets.clear();
     for (std::uint32_t r = ref_begin_[old]; r < ref_begin_[old + 1]; ++r) {
-      const ObjectIndex target = index.find(raw_refs_[r]);
+      const auto target = static_cast<ObjectIndex>(raw_refs_[r]);
       if (target == kNoObject) {
         ++report.missing_references;
       } else {
@@ -260,7 +308,9 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, LoadReport& repo
   for (ObjectIndex target : c_.out_edges) ++c_.in_offsets[target + 1];
   for (std::size_t i = 0; i < n; ++i) c_.in_offsets[i + 1] += c_.in_offsets[i];
   c_.in_edges.resize(c_.out_edges.size());
-  std::vector<std::uint32_t> cursor(c_.in_offsets.begin(), c_.in_offsets.end() - 1);
+  // The address index is done with: the scratch becomes the fill cursors.
+  std::uint32_t* const cursor = scratch32;
+  std::copy(c_.in_offsets.begin(), c_.in_offsets.end() - 1, cursor);
   for (ObjectIndex source = 0; source < n; ++source) {
     for (std::uint32_t e = c_.out_offsets[source]; e < c_.out_offsets[source + 1]; ++e) {
       c_.in_edges[cursor[c_.out_edges[e]]++] = source;
@@ -289,9 +339,13 @@ void HeapBuilder::build_roots(LoadReport& report) {
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
                                                 std::chrono::steady_clock::time_point started) {
   const Column<ObjectIndex> order = sort_by_address(report);
-  apply_order(order);
-  resolve_classes();
-  if (full_) build_edges(order, report);
+  {
+    // One scratch array serves the permutation, then the edge build.
+    Column<std::uint64_t> scratch(order.size() + 1);
+    apply_order(order, scratch);
+    resolve_classes();
+    if (full_) build_edges(order, scratch, report);
+  }
   build_roots(report);
   report.objects = c_.address.size();
   report.traced = traced_;

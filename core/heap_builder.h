@@ -48,9 +48,9 @@ class HeapBuilder {
   std::uint32_t class_id(Address class_address);
   void start_allocation_columns();
   Column<ObjectIndex> sort_by_address(LoadReport& report);
-  void apply_order(const Column<ObjectIndex>& order);
+  void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
   void resolve_classes();
-  void build_edges(const Column<ObjectIndex>& order, LoadReport& report);
+  void build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch, LoadReport& report);
   void build_roots(LoadReport& report);
 
   HeapColumns c_;  // in file order until finish() sorts it

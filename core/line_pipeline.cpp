@@ -1,10 +1,52 @@
 #include "core/line_pipeline.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstring>
+#include <new>
+
+#include "core/column.h"
 
 namespace heapleak {
 namespace {
 constexpr std::size_t kMaxBlocks = 3;  // one being parsed, one ready, one being read
+constexpr std::size_t kHugePage = HugePageAllocator<char>::kHugePage;
+
+std::size_t round_to_huge_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+}  // namespace
+
+void BlockBuffer::grow(std::size_t size, std::size_t keep) {
+  if (size <= size_) return;
+  // Small buffers (tests, tiny blocks) come from the heap; large ones are
+  // rounded to whole 2 MiB pages, so the rounding is capacity, not waste.
+  const bool map = size >= kHugePage;
+  const std::size_t bytes = map ? round_to_huge_pages(size) : size;
+  char* memory;
+  if (map) {
+    void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) throw std::bad_alloc();
+    ::madvise(mapped, bytes, MADV_HUGEPAGE);
+    memory = static_cast<char*>(mapped);
+  } else {
+    memory = static_cast<char*>(::operator new(bytes));
+  }
+  if (keep > 0) std::memcpy(memory, data_, std::min(keep, size_));
+  release();
+  data_ = memory;
+  size_ = bytes;
+  mapped_ = map;
+}
+
+void BlockBuffer::release() {
+  if (data_ == nullptr) return;
+  if (mapped_) {
+    ::munmap(data_, size_);
+  } else {
+    ::operator delete(data_);
+  }
+  data_ = nullptr;
+  size_ = 0;
 }
 
 LinePipeline::LinePipeline(std::unique_ptr<ByteSource> source, const std::atomic<bool>* cancel,
@@ -51,8 +93,12 @@ void LinePipeline::run() {
     if (!block) break;
     block->stream_offset = offset;
     std::size_t filled = carry.size();
-    std::size_t want = carry.size() + block_size_;
-    if (block->buffer.size() < want + kPadding) block->buffer.resize(want + kPadding);
+    // A block holds block_size_ bytes, padding included, so a pooled 4 MiB
+    // buffer is exactly two 2 MiB pages; only a carried line longer than half
+    // a block makes it grow.
+    std::size_t want =
+        block_size_ > carry.size() * 2 + kPadding ? block_size_ - kPadding : carry.size() + block_size_;
+    block->buffer.grow(want + kPadding, 0);
     if (!carry.empty()) std::memcpy(block->buffer.data(), carry.data(), carry.size());
     std::size_t scan_from = carry.size();
     char* last_newline = nullptr;
@@ -78,8 +124,11 @@ void LinePipeline::run() {
       if (last_newline != nullptr || at_end || stopping()) break;
       scan_from = filled;
       want = filled + block_size_;
-      block->buffer.resize(want + kPadding);
+      block->buffer.grow(want + kPadding, filled);
     }
+    // The padding past the data is read by simdjson but never decides anything:
+    // zero it so that no byte the parser sees is uninitialised.
+    std::memset(block->buffer.data() + filled, 0, kPadding);
     std::size_t whole = last_newline ? static_cast<std::size_t>(last_newline - block->buffer.data()) + 1
                                      : filled;
     if (at_end) whole = filled;  // the last line may lack its newline: hand it over as is

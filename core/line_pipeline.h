@@ -18,10 +18,35 @@
 
 namespace heapleak {
 
+// A block's memory. It is not zeroed (every byte handed out was read into it
+// first), and large buffers are mapped in 2 MiB pages: on a VM each first
+// touch of a 4 KiB page is a costly fault (see column.h), and the pool's
+// buffers are touched anew by every load.
+class BlockBuffer {
+ public:
+  BlockBuffer() = default;
+  ~BlockBuffer() { release(); }
+  BlockBuffer(const BlockBuffer&) = delete;
+  BlockBuffer& operator=(const BlockBuffer&) = delete;
+
+  char* data() { return data_; }
+  const char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  // Makes the buffer at least `size` bytes, keeping its first `keep` bytes.
+  void grow(std::size_t size, std::size_t keep);
+
+ private:
+  void release();
+
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool mapped_ = false;
+};
+
 struct LineBlock {
   // Whole lines in [0, size), followed by at least kPadding readable bytes
   // (simdjson reads a little past the end of a document).
-  std::vector<char> buffer;
+  BlockBuffer buffer;
   std::size_t size = 0;
   std::uint64_t stream_offset = 0;  // offset of buffer[0] in the decompressed stream
 };

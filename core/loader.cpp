@@ -22,30 +22,11 @@ void note_broken_line(LoadReport& report, std::uint64_t line_number, const char*
   }
 }
 
-}  // namespace
-
-Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const LoadOptions& options,
-                                              const LoadControl& control) {
-  const auto started = std::chrono::steady_clock::now();
-  auto source = open_byte_source(path);
-  if (!source) return source.error();
-
-  LoadReport report;
-  report.path = path;
-  report.file_bytes = (*source)->file_size();
-  report.gzip = (*source)->compressed();
-
-  LinePipeline pipeline(std::move(*source), control.cancel, options.block_size);
-  RecordParser parser(options.build_edges);
-  HeapBuilder builder(options.build_edges);
-  {
-    // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
-    const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);
-    builder.reserve(stream_guess / 80, stream_guess / 40);
-  }
+// Parses every line of every block into `builder`, counting into `report`.
+// Stops early on cancellation; read errors are left in the pipeline.
+void read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder, LoadReport& report,
+                  const LoadControl& control, std::uint64_t& non_blank_lines) {
   DumpRecord record;
-  std::uint64_t non_blank_lines = 0;
-
   while (auto block = pipeline.next()) {
     const char* const base = block->buffer.data();
     const char* const end = base + block->size;
@@ -81,12 +62,42 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     if (control.progress) control.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
     if (cancelled(control)) break;
   }
-  if (cancelled(control)) return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
-  if (auto error = pipeline.error()) {
-    return make_error(error->reason, path + ": " + error->message);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const LoadOptions& options,
+                                              const LoadControl& control) {
+  const auto started = std::chrono::steady_clock::now();
+  auto source = open_byte_source(path);
+  if (!source) return source.error();
+
+  LoadReport report;
+  report.path = path;
+  report.file_bytes = (*source)->file_size();
+  report.gzip = (*source)->compressed();
+
+  HeapBuilder builder(options.build_edges);
+  {
+    // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
+    const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);
+    builder.reserve(stream_guess / 80, stream_guess / 40);
   }
-  // Record offsets are only kept for full heaps; so are the access points.
-  if (options.build_edges) builder.set_gzip_index(pipeline.access_index());
+  std::uint64_t non_blank_lines = 0;
+  {
+    // The pipeline (its reader thread and block buffers) ends before
+    // finish(): the pages it frees are reused by the build's arrays instead
+    // of fresh ones, and do not add to the peak.
+    LinePipeline pipeline(std::move(*source), control.cancel, options.block_size);
+    RecordParser parser(options.build_edges);
+    read_records(pipeline, parser, builder, report, control, non_blank_lines);
+    if (cancelled(control)) return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
+    if (auto error = pipeline.error()) {
+      return make_error(error->reason, path + ": " + error->message);
+    }
+    // Record offsets are only kept for full heaps; so are the access points.
+    if (options.build_edges) builder.set_gzip_index(pipeline.access_index());
+  }
   if (builder.object_count() == 0 && report.root_records == 0 && report.shapes == 0) {
     if (non_blank_lines == 0) {
       return make_error(ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump");

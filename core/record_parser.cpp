@@ -10,12 +10,40 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-// Keys in Ruby dumps never contain escapes: read the raw key up to its quote.
-std::string_view raw_key(od::field& field) {
-  const char* start = field.key().raw();
-  const char* end = start;
-  while (*end != '"') ++end;
-  return std::string_view(start, static_cast<std::size_t>(end - start));
+// Keys and type names are compared by length, then by two overlapping loads
+// of the first and last bytes against the literal's (folded to constants):
+// string_view's == ends in a memcmp call for lengths that are not powers of
+// two, once per field of every record.
+template <class Word>
+Word load_word(const char* bytes) {
+  Word word;
+  std::memcpy(&word, bytes, sizeof word);
+  return word;
+}
+
+template <std::size_t N>
+bool equals(std::string_view text, const char (&name)[N]) {
+  constexpr std::size_t kLength = N - 1;
+  static_assert(kLength <= 16, "compare longer names with ==");
+  if (text.size() != kLength) return false;
+  if constexpr (kLength >= 8) {
+    return load_word<std::uint64_t>(text.data()) == load_word<std::uint64_t>(name) &&
+           load_word<std::uint64_t>(text.data() + kLength - 8) == load_word<std::uint64_t>(name + kLength - 8);
+  } else if constexpr (kLength >= 4) {
+    return load_word<std::uint32_t>(text.data()) == load_word<std::uint32_t>(name) &&
+           load_word<std::uint32_t>(text.data() + kLength - 4) == load_word<std::uint32_t>(name + kLength - 4);
+  } else {
+    return std::memcmp(text.data(), name, kLength) == 0;
+  }
+}
+
+// `key` points just past a key's opening quote; keys in Ruby dumps never
+// hold escapes, so the key is `name` when its bytes are followed by the
+// closing quote. No scan for the quote: the bytes read lie in the line or in
+// the padding after it.
+template <std::size_t N>
+bool key_is(const char* key, const char (&name)[N]) {
+  return equals(std::string_view(key, N - 1), name) && key[N - 1] == '"';
 }
 
 // simdjson's raw token runs up to the next token, spaces included.
@@ -35,13 +63,52 @@ bool read_raw_string(od::value value, std::string_view& out) {
   return true;
 }
 
+// Eight hex digits (first digit in the lowest byte) -> their 32-bit value,
+// eight lanes at a time (SWAR). `used` has 0xff in the bytes that must be
+// digits; false when one of them is not [0-9a-fA-F].
+bool hex8(std::uint64_t chars, std::uint64_t used, std::uint32_t& value) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+  // Per byte, for bytes below 0x80: high bit set when byte >= k (no carry
+  // crosses lanes, since byte + 0x80 - k stays below 0x100).
+  auto at_least = [&](std::uint64_t bytes, std::uint8_t k) { return (bytes + kOnes * (0x80 - k)) & kHigh; };
+  const std::uint64_t folded = chars | kOnes * 0x20;  // 'A'-'F' -> 'a'-'f'
+  const std::uint64_t digit = at_least(chars, '0') & ~at_least(chars, '9' + 1);
+  const std::uint64_t letter = at_least(folded, 'a') & ~at_least(folded, 'f' + 1);
+  if (((chars & kHigh) | (~(digit | letter) & kHigh)) & used) return false;
+  // '0'-'9' -> low nibble; letters (bit 6 set) -> low nibble + 9.
+  std::uint64_t v = (chars & kOnes * 0x0f) + ((chars >> 6) & kOnes) * 9;
+  v = ((v & 0x000f000f000f000full) << 4) | ((v & 0x0f000f000f000f00ull) >> 8);
+  v = ((v & 0x000000ff000000ffull) << 8) | ((v & 0x00ff000000ff0000ull) >> 16);
+  value = static_cast<std::uint32_t>(((v & 0xffff) << 16) | ((v >> 32) & 0xffff));
+  return true;
+}
+
+// parse_address's rules ("0x" or "0X", then 1-16 hex digits), eight digits
+// at a time. Reads 16 bytes from the first digit whatever the length: the
+// text lies in a parsed line, which has at least 64 readable bytes after it.
+bool parse_padded_address(std::string_view text, Address& out) {
+  if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+  const std::size_t digits = text.size() - 2;
+  const std::uint64_t low_chars = load_word<std::uint64_t>(text.data() + 2);
+  const std::uint64_t high_chars = load_word<std::uint64_t>(text.data() + 10);
+  auto used_bytes = [](std::size_t count) {
+    return count >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * count)) - 1;
+  };
+  std::uint32_t low = 0, high = 0;
+  if (!hex8(low_chars, used_bytes(digits), low)) return false;
+  if (digits <= 8) {
+    out = low >> (4 * (8 - digits));
+    return true;
+  }
+  if (!hex8(high_chars, used_bytes(digits - 8), high)) return false;
+  out = (static_cast<Address>(low) << (4 * (digits - 8))) | (static_cast<Address>(high) >> (4 * (16 - digits)));
+  return true;
+}
+
 bool read_address(od::value value, Address& out) {
   std::string_view text;
-  if (!read_raw_string(value, text)) return false;
-  auto parsed = parse_address(text);
-  if (!parsed) return false;
-  out = *parsed;
-  return true;
+  return read_raw_string(value, text) && parse_padded_address(text, out);
 }
 
 bool read_string(od::value value, std::string_view& out) {
@@ -133,19 +200,19 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
       ok = false;
       break;
     }
-    const std::string_view key = raw_key(field);
+    const char* const key = field.key().raw();
     od::value value = field.value();
-    switch (key.empty() ? '\0' : key[0]) {
+    switch (key[0]) {
       case 'a':
-        if (key == "address") ok = has_address = read_address(value, out.address);
+        if (key_is(key, "address")) ok = has_address = read_address(value, out.address);
         break;
       case 't':
-        if (key == "type") {
+        if (key_is(key, "type")) {
           std::string_view type;
           ok = has_type = read_raw_string(value, type);
-          if (type == "ROOT") {
+          if (equals(type, "ROOT")) {
             is_root = true;
-          } else if (type == "SHAPE") {
+          } else if (equals(type, "SHAPE")) {
             is_shape = true;
           } else {
             out.type = parse_object_type(type);
@@ -153,42 +220,42 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
         }
         break;
       case 'c':
-        if (key == "class") ok = read_address(value, out.class_address);
+        if (key_is(key, "class")) ok = read_address(value, out.class_address);
         break;
       case 'r':
-        if (key == "references") {
+        if (key_is(key, "references")) {
           ok = read_references(value, !all_references_ && !is_root, out.references);
-        } else if (key == "root") {
+        } else if (key_is(key, "root")) {
           ok = read_string(value, out.root_name);
         }
         break;
       case 'm':
-        if (key == "memsize") {
+        if (key_is(key, "memsize")) {
           ok = read_uint(value, out.memsize);
-        } else if (key == "method") {
+        } else if (key_is(key, "method")) {
           ok = read_string(value, out.method);
         }
         break;
       case 'n':
-        if (key == "name") ok = read_string(value, out.own_name);
+        if (key_is(key, "name")) ok = read_string(value, out.own_name);
         break;
       case 's':
-        if (key == "struct") ok = read_string(value, out.own_name);
+        if (key_is(key, "struct")) ok = read_string(value, out.own_name);
         break;
       case 'i':
-        if (key == "imemo_type") ok = read_string(value, out.own_name);
+        if (key_is(key, "imemo_type")) ok = read_string(value, out.own_name);
         break;
       case 'f':
-        if (key == "file") ok = read_string(value, out.file);
+        if (key_is(key, "file")) ok = read_string(value, out.file);
         break;
       case 'l':
-        if (key == "line") ok = out.has_line = read_uint(value, out.line);
+        if (key_is(key, "line")) ok = out.has_line = read_uint(value, out.line);
         break;
       case 'g':
-        if (key == "generation") ok = out.has_generation = read_uint(value, out.generation);
+        if (key_is(key, "generation")) ok = out.has_generation = read_uint(value, out.generation);
         break;
       case 'v':
-        if (key == "value") {
+        if (key_is(key, "value")) {
           out.value_hash = fingerprint(trimmed_token(value));
         }
         break;

@@ -110,3 +110,51 @@ TEST_CASE("resident memory stays within the per-object budget", "[heap_builder]"
   auto heap = load_text(join_lines(lines));
   CHECK(heap->bytes_used() / heap->size() <= 100);
 }
+
+TEST_CASE("interleaved page runs merge by address, duplicates keep the first in file", "[heap_builder]") {
+  // Runs: [0x100 0x400 0x700] [0x200 0x500] [0x150 0x400 0x900] [0x800] [0x050 0x060]:
+  // they overlap, share an address and include runs that are wholly apart.
+  std::vector<std::string> lines;
+  auto add = [&](const char* address, const char* type) { lines.push_back(object_line({address, type})); };
+  add("0x100", "STRING");
+  add("0x400", "STRING");  // the first 0x400: kept
+  add("0x700", "STRING");
+  add("0x200", "STRING");
+  add("0x500", "STRING");
+  add("0x150", "STRING");
+  add("0x400", "HASH");  // a later 0x400: dropped
+  add("0x900", "STRING");
+  add("0x800", "STRING");
+  add("0x050", "STRING");
+  add("0x060", "STRING");
+  auto heap = load_text(join_lines(lines));
+  const std::vector<Address> expected{0x50, 0x60, 0x100, 0x150, 0x200, 0x400, 0x500, 0x700, 0x800, 0x900};
+  REQUIRE(heap->size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(heap->address(static_cast<ObjectIndex>(i)) == expected[i]);
+  CHECK(heap->type(index_of(*heap, "0x400")) == ObjectType::kString);
+  CHECK(heap->report().duplicate_addresses == 1);
+}
+
+TEST_CASE("references resolve through the address index on a larger heap", "[heap_builder]") {
+  // Enough objects that the index wraps and probes; each refers to its
+  // successor and to one absent address.
+  std::vector<std::string> lines;
+  const int count = 5000;
+  for (int i = 0; i < count; ++i) {
+    const int page = (i * 7) % count;  // a scrambled file order
+    std::vector<std::string> refs{"0x" + std::to_string(100000 + (page + 1) % count), "0x99999999"};
+    lines.push_back(object_line({"0x" + std::to_string(100000 + page), "ARRAY", "", refs}));
+  }
+  auto heap = load_text(join_lines(lines));
+  REQUIRE(heap->size() == count);
+  CHECK(heap->report().missing_references == count);
+  CHECK(heap->report().references == count);
+  for (int page : {0, 1, 2500, count - 1}) {
+    const ObjectIndex from = index_of(*heap, "0x" + std::to_string(100000 + page));
+    const ObjectIndex to = index_of(*heap, "0x" + std::to_string(100000 + (page + 1) % count));
+    REQUIRE(heap->references(from).size() == 1);
+    CHECK(heap->references(from)[0] == to);
+    REQUIRE(heap->referrers(to).size() == 1);
+    CHECK(heap->referrers(to)[0] == from);
+  }
+}

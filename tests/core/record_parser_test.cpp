@@ -107,3 +107,44 @@ TEST_CASE("deeply nested JSON in an unused field does not crash", "[record_parse
   auto r = parse_line(R"({"address":"0x1", "type":"OBJECT", "junk":)" + nested + "}");
   CHECK((r.kind == RecordKind::kObject || r.kind == RecordKind::kBroken));
 }
+
+TEST_CASE("addresses, references and classes follow parse_address's rules exactly", "[record_parser]") {
+  // The parser reads addresses eight digits at a time; every length, digit
+  // case and bad byte at every position must agree with parse_address.
+  std::vector<std::string> texts{"0x", "0x0", "0X1f", "0xABCDEF", "0x7ffe49045f20", "0x1234567", "0x12345678",
+                                 "0x123456789", "0xffffffffffffffff", "0xFFFFFFFFFFFFFFFF", "0x10000000000000000",
+                                 "1x10", "0y10", "x10", "0x-1", "0x 1", "", "0x00000000000000001"};
+  const std::string digits = "0123456789abcdefABCDEF";
+  unsigned seed = 12345;
+  auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+  for (int i = 0; i < 4000; ++i) {
+    std::string text = "0x";
+    const std::size_t length = 1 + next() % 16;
+    for (std::size_t k = 0; k < length; ++k) text += digits[(next() >> 8) % digits.size()];
+    if (i % 2 == 1) {
+      // one character that is not a hex digit (é: bytes above 0x7f), anywhere after the prefix
+      static const char* const kBad[] = {"g", "G", "/", ":", "@", "`", "x", "\x7f", "\x01", "\xc3\xa9"};
+      text.replace(2 + (next() >> 8) % length, 1, kBad[(next() >> 8) % std::size(kBad)]);
+    }
+    texts.push_back(text);
+  }
+  for (const auto& text : texts) {
+    INFO(text);
+    const auto expected = parse_address(text);
+    for (const std::string shape : {"address", "class", "references"}) {
+      std::string line = R"({"type":"STRING", "address":")" + (shape == "address" ? text : "0x1") + "\"";
+      if (shape == "class") line += R"(, "class":")" + text + "\"";
+      if (shape == "references") line += R"(, "references":["0x2", ")" + text + "\"]";
+      line += "}";
+      const auto record = parse_line(line);
+      if (!expected) {
+        CHECK(record.kind == RecordKind::kBroken);
+        continue;
+      }
+      REQUIRE(record.kind == RecordKind::kObject);
+      if (shape == "address") CHECK(record.address == *expected);
+      if (shape == "class") CHECK(record.class_address == *expected);
+      if (shape == "references") CHECK(record.references == std::vector<Address>{0x2, *expected});
+    }
+  }
+}

@@ -37,11 +37,6 @@ bool HeapStore::admit(std::uint64_t estimate, std::string& message) {
   return true;
 }
 
-void HeapStore::release(std::uint64_t estimate) {
-  std::lock_guard lock(mutex_);
-  reserved_ -= std::min(reserved_, estimate);
-}
-
 std::string HeapStore::begin_load(const std::string& wanted_name) {
   std::lock_guard lock(mutex_);
   std::string name = wanted_name;

@@ -37,8 +37,6 @@ class HeapStore {
   // Reserves `estimate` bytes for a load; false when the budget would be
   // exceeded (then `message` says by how much).
   bool admit(std::uint64_t estimate, std::string& message);
-  // Gives back a reservation (load failed or was cancelled).
-  void release(std::uint64_t estimate);
 
   // Starts a load: reserves a name no loaded heap or running load has (the
   // wanted one, else "name-2", "name-3"...), and returns it.

@@ -29,17 +29,8 @@ std::string describe(const json::value& brief) {
 
 int run_stats(CommandContext& ctx) {
   const Args& args = ctx.args();
-  json::object params;
-  params["baseline"] = resolve_heap(ctx, args.positionals[0]);
-  params["target"] = resolve_heap(ctx, args.positionals[1]);
-  if (args.positionals.size() > 2) params["later"] = resolve_heap(ctx, args.positionals[2]);
-  if (auto by = args.value("--by")) params["groupBy"] = *by;
+  json::object params = leak_diff_params(ctx, kDefaultTableGroups);
   if (args.value("--samples")) params["samples"] = args.number("--samples", 50);
-  if (args.value("--limit")) {
-    params["limit"] = args.number("--limit", 0);
-  } else if (!ctx.json()) {
-    params["limit"] = kDefaultTableGroups;
-  }
   const json::value result = ctx.rpc().call_or_throw("stats", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);

@@ -74,4 +74,19 @@ std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_l
   return arg;  // let the daemon say unknownHeap
 }
 
+boost::json::object leak_diff_params(CommandContext& ctx, std::size_t table_limit) {
+  const Args& args = ctx.args();
+  boost::json::object params;
+  params["baseline"] = resolve_heap(ctx, args.positionals[0]);
+  params["target"] = resolve_heap(ctx, args.positionals[1]);
+  if (args.positionals.size() > 2) params["later"] = resolve_heap(ctx, args.positionals[2]);
+  if (auto by = args.value("--by")) params["groupBy"] = *by;
+  if (args.value("--limit")) {
+    params["limit"] = args.number("--limit", 0);
+  } else if (!ctx.json()) {
+    params["limit"] = table_limit;
+  }
+  return params;
+}
+
 }  // namespace heapleak::client

@@ -105,20 +105,9 @@ const json::array* array_of(const json::value& object, std::string_view key) {
 }  // namespace
 
 int run_explain(CommandContext& ctx) {
-  const Args& args = ctx.args();
-  json::object params;
-  const std::string baseline = resolve_heap(ctx, args.positionals[0]);
-  const std::string target = resolve_heap(ctx, args.positionals[1]);
-  params["baseline"] = baseline;
-  params["target"] = target;
-  std::string later;
-  if (args.positionals.size() > 2) params["later"] = later = resolve_heap(ctx, args.positionals[2]);
-  if (auto by = args.value("--by")) params["groupBy"] = *by;
-  if (args.value("--limit")) {
-    params["limit"] = args.number("--limit", 0);
-  } else if (!ctx.json()) {
-    params["limit"] = kDefaultExplained;
-  }
+  json::object params = leak_diff_params(ctx, kDefaultExplained);
+  const std::string baseline(params["baseline"].as_string());
+  const std::string later = params.contains("later") ? std::string(params["later"].as_string()) : std::string();
   const json::value result = ctx.rpc().call_or_throw("explain", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);

@@ -39,8 +39,9 @@ std::shared_ptr<const heapleak::Heap> load(const char* path, bool full) {
     std::exit(3);
   }
   const auto& h = **heap;
-  std::printf("load %-40s %9zu objects %7.2f s %7.0f MB/s %6.1f bytes/object resident\n", path, h.size(),
-              seconds_since(started), h.report().file_bytes / 1e6 / seconds_since(started),
+  std::printf("load %-40s %9zu objects %7.2f s %7.0f MB/s %6.1f bytes/object resident\n", path,
+              h.size(), seconds_since(started),
+              h.report().file_bytes / 1e6 / seconds_since(started),
               static_cast<double>(h.bytes_used()) / h.size());
   return *heap;
 }
@@ -59,10 +60,12 @@ int main(int argc, char** argv) {
   const auto& tree = target->dominators();
   const double dominator_seconds = seconds_since(started);
   const long peak_kb = status_kb("VmHWM:");
-  std::printf("dominators + retained sizes: %.2f s for %zu objects (%zu reachable); peak extra memory %.1f "
-              "bytes/object, kept %.1f bytes/object\n",
-              dominator_seconds, target->size(), tree.reachable_count(),
-              (peak_kb - before_kb) * 1024.0 / target->size(), static_cast<double>(tree.bytes_used()) / target->size());
+  std::printf(
+      "dominators + retained sizes: %.2f s for %zu objects (%zu reachable); peak extra memory %.1f "
+      "bytes/object, kept %.1f bytes/object\n",
+      dominator_seconds, target->size(), tree.reachable_count(),
+      (peak_kb - before_kb) * 1024.0 / target->size(),
+      static_cast<double>(tree.bytes_used()) / target->size());
   started = std::chrono::steady_clock::now();
   auto top = heapleak::top_retainers(*target, 20);
   std::printf("top 20 retainers: %.3f s\n", seconds_since(started));

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   std::vector<char> buffer(kBlock * 2 + simdjson::SIMDJSON_PADDING);
   std::size_t carry = 0, bytes = 0, lines = 0, fields = 0, broken = 0;
   for (;;) {
-    if (buffer.size() < carry + kBlock + simdjson::SIMDJSON_PADDING) buffer.resize(carry + kBlock + simdjson::SIMDJSON_PADDING);
+    if (buffer.size() < carry + kBlock + simdjson::SIMDJSON_PADDING)
+      buffer.resize(carry + kBlock + simdjson::SIMDJSON_PADDING);
     const std::size_t got = std::fread(buffer.data() + carry, 1, kBlock, file);
     const std::size_t filled = carry + got;
     bytes += got;
@@ -53,7 +54,10 @@ int main(int argc, char** argv) {
       }
       simdjson::ondemand::document doc;
       simdjson::ondemand::object object;
-      if (parser.iterate(simdjson::padded_string_view(line, newline - line, buffer.data() + buffer.size() - line)).get(doc) ||
+      if (parser
+              .iterate(simdjson::padded_string_view(line, newline - line,
+                                                    buffer.data() + buffer.size() - line))
+              .get(doc) ||
           doc.get_object().get(object)) {
         ++broken;
       } else {
@@ -74,8 +78,9 @@ int main(int argc, char** argv) {
     if (got == 0) break;
   }
   std::fclose(file);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::printf("parse-only%s: %zu bytes, %zu lines, %zu fields, %zu broken, %.3f s, %.0f MB/s\n", dom ? " (dom)" : "", bytes, lines,
-              fields, broken, seconds, bytes / 1e6 / seconds);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("parse-only%s: %zu bytes, %zu lines, %zu fields, %zu broken, %.3f s, %.0f MB/s\n",
+              dom ? " (dom)" : "", bytes, lines, fields, broken, seconds, bytes / 1e6 / seconds);
   return 0;
 }

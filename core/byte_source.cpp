@@ -94,9 +94,9 @@ class GzipSource final : public ByteSource {
       if (rc == Z_STREAM_END) {
         member_done_ = true;
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return make_error(ErrorReason::kCorruptInput,
-                          std::string("gzip data is corrupt: ") +
-                              (stream_.msg ? stream_.msg : "inflate failed"));
+        return make_error(
+            ErrorReason::kCorruptInput,
+            std::string("gzip data is corrupt: ") + (stream_.msg ? stream_.msg : "inflate failed"));
       } else {
         maybe_save_access_point();
       }

@@ -17,7 +17,8 @@ class HugePageAllocator {
  public:
   using value_type = T;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  static constexpr std::size_t kThreshold = std::size_t{4} << 20;  // smaller arrays use operator new
+  static constexpr std::size_t kThreshold = std::size_t{4}
+                                            << 20;  // smaller arrays use operator new
 
   HugePageAllocator() noexcept = default;
   template <class U>
@@ -26,7 +27,8 @@ class HugePageAllocator {
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kThreshold) return static_cast<T*>(::operator new(bytes));
-    void* memory = ::mmap(nullptr, round_up(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* memory = ::mmap(nullptr, round_up(bytes), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) throw std::bad_alloc();
     ::madvise(memory, round_up(bytes), MADV_HUGEPAGE);
     return static_cast<T*>(memory);
@@ -47,7 +49,9 @@ class HugePageAllocator {
   }
 
  private:
-  static std::size_t round_up(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+  static std::size_t round_up(std::size_t bytes) {
+    return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  }
 };
 
 template <class T>

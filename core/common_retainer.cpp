@@ -8,7 +8,7 @@ namespace heapleak {
 namespace {
 
 struct Reach {
-  std::uint32_t count = 0;     // samples that reach this object
+  std::uint32_t count = 0;  // samples that reach this object
   std::uint64_t total_distance = 0;
 };
 
@@ -69,14 +69,16 @@ RetainerResult find_common_retainer(const Heap& heap, const RetainerQuery& query
     if (!candidates.empty()) {
       // Nearest first: most samples reached, then shortest total distance,
       // then lowest address, so the answer never depends on visiting order.
-      const ObjectIndex best = *std::min_element(
-          candidates.begin(), candidates.end(), [&](ObjectIndex a, ObjectIndex b) {
-            const Reach& ra = reach[a];
-            const Reach& rb = reach[b];
-            if (ra.count != rb.count) return ra.count > rb.count;
-            if (ra.total_distance != rb.total_distance) return ra.total_distance < rb.total_distance;
-            return heap.address(a) < heap.address(b);
-          });
+      const ObjectIndex best = *std::min_element(candidates.begin(), candidates.end(),
+                                                 [&](ObjectIndex a, ObjectIndex b) {
+                                                   const Reach& ra = reach[a];
+                                                   const Reach& rb = reach[b];
+                                                   if (ra.count != rb.count)
+                                                     return ra.count > rb.count;
+                                                   if (ra.total_distance != rb.total_distance)
+                                                     return ra.total_distance < rb.total_distance;
+                                                   return heap.address(a) < heap.address(b);
+                                                 });
       result.retainer = best;
       result.distance = depth;
       for (const auto& search : searches) {

@@ -24,7 +24,8 @@ struct SemiNca {
   std::uint32_t eval(std::uint32_t v) {
     if (ancestor[v] == UINT32_MAX) return v;
     path.clear();
-    for (std::uint32_t u = v; ancestor[ancestor[u]] != UINT32_MAX; u = ancestor[u]) path.push_back(u);
+    for (std::uint32_t u = v; ancestor[ancestor[u]] != UINT32_MAX; u = ancestor[u])
+      path.push_back(u);
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
       const std::uint32_t u = *it;
       const std::uint32_t a = ancestor[u];

@@ -33,16 +33,21 @@ std::string node_label(const Heap& heap, ObjectIndex i) {
 
 const char* node_role_name(NodeRole role) {
   switch (role) {
-    case NodeRole::kSample: return "sample";
-    case NodeRole::kRetainer: return "retainer";
-    case NodeRole::kPath: return "path";
-    case NodeRole::kRootPath: return "rootPath";
+    case NodeRole::kSample:
+      return "sample";
+    case NodeRole::kRetainer:
+      return "retainer";
+    case NodeRole::kPath:
+      return "path";
+    case NodeRole::kRootPath:
+      return "rootPath";
   }
   return "path";
 }
 
 RetainerGraph build_retainer_graph(const Heap&, const std::vector<ObjectIndex>& samples,
-                                   const RetainerResult& result, const RootPath* retainer_root_path) {
+                                   const RetainerResult& result,
+                                   const RootPath* retainer_root_path) {
   RetainerGraph graph;
   std::map<ObjectIndex, NodeRole> roles;  // the strongest role wins: sample > retainer > path
   auto assign = [&](ObjectIndex i, NodeRole role) {
@@ -68,22 +73,24 @@ RetainerGraph build_retainer_graph(const Heap&, const std::vector<ObjectIndex>& 
     }
   }
   for (const auto& [index, role] : roles) graph.nodes.push_back(GraphNode{index, role});
-  std::stable_sort(graph.nodes.begin(), graph.nodes.end(), [](const GraphNode& a, const GraphNode& b) {
-    return static_cast<int>(a.role) < static_cast<int>(b.role);
-  });
+  std::stable_sort(graph.nodes.begin(), graph.nodes.end(),
+                   [](const GraphNode& a, const GraphNode& b) {
+                     return static_cast<int>(a.role) < static_cast<int>(b.role);
+                   });
   graph.edges.assign(edges.begin(), edges.end());
   return graph;
 }
 
-std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vector<std::string>& comments) {
+std::string to_dot(const Heap& heap, const RetainerGraph& graph,
+                   const std::vector<std::string>& comments) {
   std::string out;
   for (const auto& line : comments) out += "# " + line + "\n";
   out += "digraph leak {\nrankdir=RL\nnode [shape=box, fontname=\"monospace\", fontsize=10];\n";
   out += "# sample addresses\nsubgraph sources {\nstyle=filled; color=lightgrey;\n";
   for (const auto& node : graph.nodes) {
     if (node.role != NodeRole::kSample) continue;
-    out += "\"" + format_address(heap.address(node.index)) + "\" [color=blue, fontcolor=blue, label=\"" +
-           node_label(heap, node.index) + "\"];\n";
+    out += "\"" + format_address(heap.address(node.index)) +
+           "\" [color=blue, fontcolor=blue, label=\"" + node_label(heap, node.index) + "\"];\n";
   }
   out += "}\n# retainer and the objects on its paths to the samples\n";
   for (const auto& node : graph.nodes) {
@@ -96,12 +103,13 @@ std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vect
   }
   out += "# links (holder -> held)\n";
   for (const auto& [from, to] : graph.edges) {
-    out += "\"" + format_address(heap.address(from)) + "\" -> \"" + format_address(heap.address(to)) +
-           "\";\n";
+    out += "\"" + format_address(heap.address(from)) + "\" -> \"" +
+           format_address(heap.address(to)) + "\";\n";
   }
   if (graph.root_target != kNoObject) {
     const std::string root_node = "ROOT:" + escape(graph.root);
-    out += "\"" + root_node + "\" [shape=ellipse, style=filled, fillcolor=lightgrey, label=\"GC root\\n" +
+    out += "\"" + root_node +
+           "\" [shape=ellipse, style=filled, fillcolor=lightgrey, label=\"GC root\\n" +
            escape(graph.root) + "\"];\n\"" + root_node + "\" -> \"" +
            format_address(heap.address(graph.root_target)) + "\";\n";
   }
@@ -109,10 +117,9 @@ std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vect
   return out;
 }
 
-
-
 std::string merged_paths_dot(const PathTreeNode& tree, std::size_t max_depth) {
-  std::string out = "digraph owner {\nrankdir=LR\nnode [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  std::string out =
+      "digraph owner {\nrankdir=LR\nnode [shape=box, fontname=\"monospace\", fontsize=10];\n";
   std::size_t next_id = 0;
   // Iterative walk: (node, its dot id, depth).
   struct Item {
@@ -121,7 +128,8 @@ std::string merged_paths_dot(const PathTreeNode& tree, std::size_t max_depth) {
     std::size_t depth;
   };
   std::vector<Item> stack{{&tree, next_id++, 0}};
-  out += "n0 [label=\"" + escape(tree.key) + "\\n" + std::to_string(tree.count) + " objects\", style=filled, fillcolor=lightgrey];\n";
+  out += "n0 [label=\"" + escape(tree.key) + "\\n" + std::to_string(tree.count) +
+         " objects\", style=filled, fillcolor=lightgrey];\n";
   while (!stack.empty()) {
     const Item item = stack.back();
     stack.pop_back();
@@ -129,8 +137,8 @@ std::string merged_paths_dot(const PathTreeNode& tree, std::size_t max_depth) {
     for (auto it = item.node->children.rbegin(); it != item.node->children.rend(); ++it) {
       const std::size_t id = next_id++;
       const bool leaf = it->children.empty();
-      out += "n" + std::to_string(id) + " [label=\"" + escape(it->key) + "\\n" + std::to_string(it->count) +
-             (leaf ? "\", color=blue, fontcolor=blue];\n" : "\"];\n");
+      out += "n" + std::to_string(id) + " [label=\"" + escape(it->key) + "\\n" +
+             std::to_string(it->count) + (leaf ? "\", color=blue, fontcolor=blue];\n" : "\"];\n");
       out += "n" + std::to_string(item.id) + " -> n" + std::to_string(id) + ";\n";
       stack.push_back(Item{&*it, id, item.depth + 1});
     }

@@ -31,9 +31,11 @@ struct RetainerGraph {
 const char* node_role_name(NodeRole role);
 
 RetainerGraph build_retainer_graph(const Heap& heap, const std::vector<ObjectIndex>& samples,
-                                   const RetainerResult& result, const RootPath* retainer_root_path);
+                                   const RetainerResult& result,
+                                   const RootPath* retainer_root_path);
 
-std::string to_dot(const Heap& heap, const RetainerGraph& graph, const std::vector<std::string>& comments);
+std::string to_dot(const Heap& heap, const RetainerGraph& graph,
+                   const std::vector<std::string>& comments);
 
 struct PathTreeNode;
 

@@ -48,15 +48,24 @@ using Result = boost::system::result<T, Error>;
 
 inline const char* reason_name(ErrorReason reason) {
   switch (reason) {
-    case ErrorReason::kFileNotFound: return "fileNotFound";
-    case ErrorReason::kNotReadable: return "notReadable";
-    case ErrorReason::kNotAHeapDump: return "notAHeapDump";
-    case ErrorReason::kCorruptInput: return "corruptInput";
-    case ErrorReason::kUnknownAddress: return "unknownAddress";
-    case ErrorReason::kNoAnswer: return "noAnswer";
-    case ErrorReason::kInvalidArgument: return "invalidArgument";
-    case ErrorReason::kCancelled: return "cancelled";
-    case ErrorReason::kOverBudget: return "overBudget";
+    case ErrorReason::kFileNotFound:
+      return "fileNotFound";
+    case ErrorReason::kNotReadable:
+      return "notReadable";
+    case ErrorReason::kNotAHeapDump:
+      return "notAHeapDump";
+    case ErrorReason::kCorruptInput:
+      return "corruptInput";
+    case ErrorReason::kUnknownAddress:
+      return "unknownAddress";
+    case ErrorReason::kNoAnswer:
+      return "noAnswer";
+    case ErrorReason::kInvalidArgument:
+      return "invalidArgument";
+    case ErrorReason::kCancelled:
+      return "cancelled";
+    case ErrorReason::kOverBudget:
+      return "overBudget";
   }
   return "unknown";
 }

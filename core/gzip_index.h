@@ -29,7 +29,7 @@ struct GzipIndex {
 // The line of the decompressed stream that starts at `offset`, without its
 // newline, read through the nearest access point. An error when the point
 // cannot be used (the caller then inflates from the start).
-Result<std::string> read_gzip_line(const std::string& path, const GzipIndex& index, std::uint64_t offset,
-                                   std::size_t max_bytes);
+Result<std::string> read_gzip_line(const std::string& path, const GzipIndex& index,
+                                   std::uint64_t offset, std::size_t max_bytes);
 
 }  // namespace heapleak

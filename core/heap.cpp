@@ -13,12 +13,14 @@ Heap::Heap(HeapColumns columns, LoadReport report)
 Heap::~Heap() = default;
 
 const DominatorTree& Heap::dominators() const {
-  std::call_once(dominators_once_, [this] { dominators_ = std::make_unique<const DominatorTree>(*this); });
+  std::call_once(dominators_once_,
+                 [this] { dominators_ = std::make_unique<const DominatorTree>(*this); });
   return *dominators_;
 }
 
 const RootPaths& Heap::root_paths() const {
-  std::call_once(root_paths_once_, [this] { root_paths_ = std::make_unique<const RootPaths>(*this); });
+  std::call_once(root_paths_once_,
+                 [this] { root_paths_ = std::make_unique<const RootPaths>(*this); });
   return *root_paths_;
 }
 
@@ -40,7 +42,8 @@ std::optional<std::uint32_t> Heap::generation(ObjectIndex i) const {
 
 std::span<const ObjectIndex> Heap::references(ObjectIndex i) const {
   if (c_.out_offsets.empty()) return {};
-  return std::span(c_.out_edges).subspan(c_.out_offsets[i], c_.out_offsets[i + 1] - c_.out_offsets[i]);
+  return std::span(c_.out_edges)
+      .subspan(c_.out_offsets[i], c_.out_offsets[i + 1] - c_.out_offsets[i]);
 }
 
 std::span<const ObjectIndex> Heap::referrers(ObjectIndex i) const {

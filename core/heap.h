@@ -72,7 +72,7 @@ struct HeapColumns {
   Column<std::uint32_t> generation;   // optional: GC generation + 1, 0 if absent
   Column<std::uint32_t> out_offsets;  // CSR: references of i are out_edges[out_offsets[i]..[i+1])
   Column<ObjectIndex> out_edges;
-  Column<std::uint32_t> in_offsets;   // CSR: referrers
+  Column<std::uint32_t> in_offsets;  // CSR: referrers
   Column<ObjectIndex> in_edges;
   std::vector<RootCategory> roots;
   StringPool names;
@@ -106,9 +106,13 @@ class Heap {
 
   bool has_allocation_info() const { return !c_.file.empty(); }
   bool has_generation() const { return !c_.generation.empty(); }
-  std::string_view file(ObjectIndex i) const { return c_.file.empty() ? "" : c_.names.at(c_.file[i]); }
+  std::string_view file(ObjectIndex i) const {
+    return c_.file.empty() ? "" : c_.names.at(c_.file[i]);
+  }
   std::uint32_t line(ObjectIndex i) const { return c_.line.empty() ? 0 : c_.line[i]; }
-  std::string_view method(ObjectIndex i) const { return c_.method.empty() ? "" : c_.names.at(c_.method[i]); }
+  std::string_view method(ObjectIndex i) const {
+    return c_.method.empty() ? "" : c_.names.at(c_.method[i]);
+  }
   std::optional<std::uint32_t> generation(ObjectIndex i) const;
 
   bool has_edges() const { return !c_.out_offsets.empty(); }

@@ -2,16 +2,17 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace heapleak {
 namespace {
 
 std::uint32_t saturate32(std::uint64_t value) {
-  return value > std::numeric_limits<std::uint32_t>::max() ? std::numeric_limits<std::uint32_t>::max()
-                                                           : static_cast<std::uint32_t>(value);
+  return value > std::numeric_limits<std::uint32_t>::max()
+             ? std::numeric_limits<std::uint32_t>::max()
+             : static_cast<std::uint32_t>(value);
 }
 
 std::uint32_t address_fingerprint(Address address) {
@@ -132,7 +133,8 @@ void HeapBuilder::start_allocation_columns() {
 std::uint32_t HeapBuilder::class_id(Address class_address) {
   if (class_address == 0) return 0;
   if (class_address == last_class_) return last_class_id_;
-  auto [it, inserted] = class_ids_.try_emplace(class_address, static_cast<std::uint32_t>(class_addresses_.size()));
+  auto [it, inserted] =
+      class_ids_.try_emplace(class_address, static_cast<std::uint32_t>(class_addresses_.size()));
   if (inserted) class_addresses_.push_back(class_address);
   last_class_ = class_address;
   last_class_id_ = it->second;
@@ -171,7 +173,8 @@ void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset
 }
 
 void HeapBuilder::add_root(const DumpRecord& record) {
-  const std::uint32_t name = c_.names.intern(record.root_name.empty() ? "unnamed" : record.root_name);
+  const std::uint32_t name =
+      c_.names.intern(record.root_name.empty() ? "unnamed" : record.root_name);
   auto it = std::find_if(raw_roots_.begin(), raw_roots_.end(),
                          [&](const RawRoot& root) { return root.name == name; });
   if (it == raw_roots_.end()) {
@@ -201,7 +204,9 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
     pending.push_back(Run{c_.address[i], i, end});
     i = end;
   }
-  auto before = [](const Run& a, const Run& b) { return a.head != b.head ? a.head < b.head : a.next < b.next; };
+  auto before = [](const Run& a, const Run& b) {
+    return a.head != b.head ? a.head < b.head : a.next < b.next;
+  };
   auto later = [&](const Run& a, const Run& b) { return before(b, a); };
   std::sort(pending.begin(), pending.end(), before);
   // Runs enter the min-heap when the merge reaches their head, and the
@@ -350,7 +355,8 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
   report.objects = c_.address.size();
   report.traced = traced_;
   report.edges_built = full_;
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return std::make_shared<const Heap>(std::move(c_), std::move(report));
 }
 

@@ -37,7 +37,8 @@ class HeapBuilder {
 
   // Consumes the builder. `report` gets the counts only the build knows and
   // the seconds elapsed since `started`.
-  std::shared_ptr<const Heap> finish(LoadReport report, std::chrono::steady_clock::time_point started);
+  std::shared_ptr<const Heap> finish(LoadReport report,
+                                     std::chrono::steady_clock::time_point started);
 
  private:
   struct RawRoot {
@@ -50,7 +51,8 @@ class HeapBuilder {
   Column<ObjectIndex> sort_by_address(LoadReport& report);
   void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
   void resolve_classes();
-  void build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch, LoadReport& report);
+  void build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch,
+                   LoadReport& report);
   void build_roots(LoadReport& report);
 
   HeapColumns c_;  // in file order until finish() sorts it
@@ -60,7 +62,8 @@ class HeapBuilder {
   std::vector<Address> class_addresses_;  // by class id; id 0 is "no class"
   Address last_class_ = 0;
   std::uint32_t last_class_id_ = 0;
-  Column<std::uint32_t> ref_begin_;  // raw_refs_ range of object i: [ref_begin_[i], ref_begin_[i+1])
+  Column<std::uint32_t>
+      ref_begin_;  // raw_refs_ range of object i: [ref_begin_[i], ref_begin_[i+1])
   Column<Address> raw_refs_;
   std::vector<RawRoot> raw_roots_;
   bool full_;

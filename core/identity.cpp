@@ -18,7 +18,8 @@ std::string IdentityRule::describe() const {
   return text;
 }
 
-bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
+bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const Heap& y,
+                 ObjectIndex j) {
   if (x.type(i) != y.type(j)) return false;
   if (x.value_hash(i) != y.value_hash(j)) return false;
   if (rule.generation && x.generation(i) != y.generation(j)) return false;

@@ -23,6 +23,7 @@ struct IdentityRule {
 };
 
 // Objects x[i] and y[j] are taken to sit at the same address; is it the same object?
-bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
+bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const Heap& y,
+                 ObjectIndex j);
 
 }  // namespace heapleak

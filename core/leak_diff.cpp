@@ -16,8 +16,8 @@ bool is_live(ObjectType type) { return type != ObjectType::kNone && type != Obje
 
 // For each object of `from`, the matching object of `to` at the same address
 // (same_object), or kNoObject. A linear merge: both heaps are sorted.
-std::vector<ObjectIndex> match_by_address(const Heap& from, const Heap& to, const IdentityRule& rule,
-                                          std::size_t& matched) {
+std::vector<ObjectIndex> match_by_address(const Heap& from, const Heap& to,
+                                          const IdentityRule& rule, std::size_t& matched) {
   std::vector<ObjectIndex> match(from.size(), kNoObject);
   matched = 0;
   ObjectIndex j = 0;
@@ -37,15 +37,16 @@ std::string percent(double share) {
   return text;
 }
 
-void check_compaction(const char* first, const char* second, std::size_t smaller, std::size_t matched,
-                      double& survival, LeakDiff& diff) {
+void check_compaction(const char* first, const char* second, std::size_t smaller,
+                      std::size_t matched, double& survival, LeakDiff& diff) {
   survival = smaller == 0 ? 1.0 : static_cast<double>(matched) / static_cast<double>(smaller);
   if (smaller >= kMinObjectsForCompactionCheck && survival < kCompactionThreshold) {
     diff.compacted = true;
-    diff.warnings.push_back(std::string("only ") + percent(survival) + " of the objects of " + first +
-                            " are at the same address in " + second +
-                            ": the dumps look compacted (GC.compact or auto_compact moved objects), "
-                            "so an address-based diff is unreliable");
+    diff.warnings.push_back(
+        std::string("only ") + percent(survival) + " of the objects of " + first +
+        " are at the same address in " + second +
+        ": the dumps look compacted (GC.compact or auto_compact moved objects), "
+        "so an address-based diff is unreliable");
   }
 }
 
@@ -53,7 +54,10 @@ void check_compaction(const char* first, const char* second, std::size_t smaller
 // own names, value, allocation site. Compaction moves objects but keeps this.
 std::uint64_t content_fingerprint(const Heap& heap, ObjectIndex i) {
   std::uint64_t h = static_cast<std::uint64_t>(heap.type(i)) * 0x9E3779B97F4A7C15ull;
-  auto mix = [&h](std::uint64_t value) { h = (h ^ value) * 0xff51afd7ed558ccdull; h ^= h >> 33; };
+  auto mix = [&h](std::uint64_t value) {
+    h = (h ^ value) * 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+  };
   mix(std::hash<std::string_view>{}(heap.class_name(i)));
   mix(std::hash<std::string_view>{}(heap.own_name(i)));
   mix(heap.value_hash(i));
@@ -67,7 +71,8 @@ std::uint64_t content_fingerprint(const Heap& heap, ObjectIndex i) {
 // still has beyond A's count are taken as leaked. Which copies in B those are
 // cannot be known once objects move: the newest by generation when traced,
 // else the highest addresses, stand for them.
-std::vector<ObjectIndex> diff_by_fingerprint(const Heap& baseline, const Heap& target, const Heap* later) {
+std::vector<ObjectIndex> diff_by_fingerprint(const Heap& baseline, const Heap& target,
+                                             const Heap* later) {
   std::unordered_map<std::uint64_t, std::int64_t> in_baseline, in_later;
   for (ObjectIndex i = 0; i < baseline.size(); ++i) {
     if (is_live(baseline.type(i))) ++in_baseline[content_fingerprint(baseline, i)];
@@ -146,9 +151,12 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
 
   if (diff.compacted) {
     diff.leaked = diff_by_fingerprint(baseline, target, later);
-    diff.rule = "content fingerprint (type+class name+value+allocation site), counted: the dumps look compacted";
-    diff.warnings.push_back("matched objects by content fingerprint instead of address; the counts per group are "
-                            "right, but which copies in B are the leaked ones cannot be told after compaction");
+    diff.rule =
+        "content fingerprint (type+class name+value+allocation site), counted: the dumps look "
+        "compacted";
+    diff.warnings.push_back(
+        "matched objects by content fingerprint instead of address; the counts per group are "
+        "right, but which copies in B are the leaked ones cannot be told after compaction");
   } else {
     for (ObjectIndex i = 0; i < target.size(); ++i) {
       if (!is_live(target.type(i)) || in_baseline[i] != kNoObject) continue;

@@ -35,9 +35,9 @@ struct LeakDiff {
   std::uint64_t total_count = 0;
   std::uint64_t total_memsize = 0;
   bool three_way = false;
-  std::string rule;                    // the identity rule used, in words
-  double baseline_survival = 1.0;      // share of A's objects found unchanged in B
-  double later_survival = 1.0;         // share of B's objects found unchanged in C
+  std::string rule;                // the identity rule used, in words
+  double baseline_survival = 1.0;  // share of A's objects found unchanged in B
+  double later_survival = 1.0;     // share of B's objects found unchanged in C
   bool compacted = false;
   std::vector<std::string> warnings;
 };

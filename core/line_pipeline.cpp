@@ -13,7 +13,9 @@ namespace {
 constexpr std::size_t kMaxBlocks = 3;  // one being parsed, one ready, one being read
 constexpr std::size_t kHugePage = HugePageAllocator<char>::kHugePage;
 
-std::size_t round_to_huge_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+std::size_t round_to_huge_pages(std::size_t bytes) {
+  return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+}
 }  // namespace
 
 void BlockBuffer::grow(std::size_t size, std::size_t keep) {
@@ -24,7 +26,8 @@ void BlockBuffer::grow(std::size_t size, std::size_t keep) {
   const std::size_t bytes = map ? round_to_huge_pages(size) : size;
   char* memory;
   if (map) {
-    void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* mapped =
+        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
     ::madvise(mapped, bytes, MADV_HUGEPAGE);
     memory = static_cast<char*>(mapped);
@@ -96,8 +99,8 @@ void LinePipeline::run() {
     // A block holds block_size_ bytes, padding included, so a pooled 4 MiB
     // buffer is exactly two 2 MiB pages; only a carried line longer than half
     // a block makes it grow.
-    std::size_t want =
-        block_size_ > carry.size() * 2 + kPadding ? block_size_ - kPadding : carry.size() + block_size_;
+    std::size_t want = block_size_ > carry.size() * 2 + kPadding ? block_size_ - kPadding
+                                                                 : carry.size() + block_size_;
     block->buffer.grow(want + kPadding, 0);
     if (!carry.empty()) std::memcpy(block->buffer.data(), carry.data(), carry.size());
     std::size_t scan_from = carry.size();
@@ -118,8 +121,8 @@ void LinePipeline::run() {
         filled += *n;
       }
       if (filled > scan_from) {
-        last_newline = static_cast<char*>(
-            memrchr(block->buffer.data() + scan_from, '\n', filled - scan_from));
+        last_newline =
+            static_cast<char*>(memrchr(block->buffer.data() + scan_from, '\n', filled - scan_from));
       }
       if (last_newline != nullptr || at_end || stopping()) break;
       scan_from = filled;
@@ -129,8 +132,8 @@ void LinePipeline::run() {
     // The padding past the data is read by simdjson but never decides anything:
     // zero it so that no byte the parser sees is uninitialised.
     std::memset(block->buffer.data() + filled, 0, kPadding);
-    std::size_t whole = last_newline ? static_cast<std::size_t>(last_newline - block->buffer.data()) + 1
-                                     : filled;
+    std::size_t whole =
+        last_newline ? static_cast<std::size_t>(last_newline - block->buffer.data()) + 1 : filled;
     if (at_end) whole = filled;  // the last line may lack its newline: hand it over as is
     carry.assign(block->buffer.data() + whole, block->buffer.data() + filled);
     block->size = whole;

@@ -24,8 +24,8 @@ void note_broken_line(LoadReport& report, std::uint64_t line_number, const char*
 
 // Parses every line of every block into `builder`, counting into `report`.
 // Stops early on cancellation; read errors are left in the pipeline.
-void read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder, LoadReport& report,
-                  const LoadControl& control, std::uint64_t& non_blank_lines) {
+void read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder,
+                  LoadReport& report, const LoadControl& control, std::uint64_t& non_blank_lines) {
   DumpRecord record;
   while (auto block = pipeline.next()) {
     const char* const base = block->buffer.data();
@@ -91,7 +91,8 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     LinePipeline pipeline(std::move(*source), control.cancel, options.block_size);
     RecordParser parser(options.build_edges);
     read_records(pipeline, parser, builder, report, control, non_blank_lines);
-    if (cancelled(control)) return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
+    if (cancelled(control))
+      return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
     if (auto error = pipeline.error()) {
       return make_error(error->reason, path + ": " + error->message);
     }

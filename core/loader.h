@@ -28,7 +28,8 @@ struct LoadControl {
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
-Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const LoadOptions& options = {},
+Result<std::shared_ptr<const Heap>> load_heap(const std::string& path,
+                                              const LoadOptions& options = {},
                                               const LoadControl& control = {});
 
 }  // namespace heapleak

@@ -11,9 +11,12 @@ std::optional<GroupBy> parse_group_by(std::string_view name) {
 
 std::string_view group_by_name(GroupBy group_by) {
   switch (group_by) {
-    case GroupBy::kClass: return "class";
-    case GroupBy::kSite: return "site";
-    case GroupBy::kGeneration: return "generation";
+    case GroupBy::kClass:
+      return "class";
+    case GroupBy::kSite:
+      return "site";
+    case GroupBy::kGeneration:
+      return "generation";
   }
   return "class";
 }

@@ -15,7 +15,8 @@ namespace {
 // dominates (so nothing is counted twice). "Some dominator of y up to `stop`
 // is in the set" is memoised along every chain walked, so the whole pass is
 // linear in the objects visited even for a leaked linked list.
-std::uint64_t retained_by_set(const DominatorTree& tree, std::span<const ObjectIndex> set, ObjectIndex stop) {
+std::uint64_t retained_by_set(const DominatorTree& tree, std::span<const ObjectIndex> set,
+                              ObjectIndex stop) {
   const std::unordered_set<ObjectIndex> members(set.begin(), set.end());
   std::unordered_map<ObjectIndex, bool> member_at_or_above;  // up to `stop`
   std::vector<ObjectIndex> chain;
@@ -65,7 +66,9 @@ void insert_path(PathTreeNode& node, const Heap& heap, const RootPath& path) {
 
 void sort_tree(PathTreeNode& node) {
   std::sort(node.children.begin(), node.children.end(),
-            [](const PathTreeNode& a, const PathTreeNode& b) { return a.count != b.count ? a.count > b.count : a.key < b.key; });
+            [](const PathTreeNode& a, const PathTreeNode& b) {
+              return a.count != b.count ? a.count > b.count : a.key < b.key;
+            });
   for (auto& child : node.children) sort_tree(child);
 }
 
@@ -111,9 +114,11 @@ std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
     if (tree.reachable(i)) all.push_back(Retainer{i, tree.retained(i)});
   }
   const std::size_t keep = std::min(limit, all.size());
-  std::partial_sort(all.begin(), all.begin() + keep, all.end(), [&](const Retainer& a, const Retainer& b) {
-    return a.retained != b.retained ? a.retained > b.retained : heap.address(a.object) < heap.address(b.object);
-  });
+  std::partial_sort(
+      all.begin(), all.begin() + keep, all.end(), [&](const Retainer& a, const Retainer& b) {
+        return a.retained != b.retained ? a.retained > b.retained
+                                        : heap.address(a.object) < heap.address(b.object);
+      });
   all.resize(keep);
   return all;
 }
@@ -130,7 +135,8 @@ std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t
   Column<std::uint32_t> key_of(n, 0);
   for (ObjectIndex i = 0; i < n; ++i) {
     if (!tree.reachable(i)) continue;
-    auto [it, inserted] = key_ids.try_emplace(object_key(heap, i), static_cast<std::uint32_t>(by_id.size()));
+    auto [it, inserted] =
+        key_ids.try_emplace(object_key(heap, i), static_cast<std::uint32_t>(by_id.size()));
     if (inserted) by_id.push_back(ClassRetention{it->first, 0, 0});
     key_of[i] = it->second;
     ++by_id[it->second].count;
@@ -177,7 +183,8 @@ std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t
   return by_id;
 }
 
-OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, std::size_t max_paths) {
+OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects,
+                       std::size_t max_paths) {
   const DominatorTree& tree = heap.dominators();
   OwnerReport report;
   for (ObjectIndex i : objects) (tree.reachable(i) ? report.set : report.unreachable).push_back(i);
@@ -204,8 +211,8 @@ OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, s
   return report;
 }
 
-std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups,
-                                          GroupBy group_by) {
+std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff,
+                                          std::size_t max_groups, GroupBy group_by) {
   const DominatorTree& tree = target.dominators();
   // The diff groups keep only samples: regroup the leaked objects fully.
   // Every group is explained, then ranked: cutting by count first could drop
@@ -240,7 +247,8 @@ std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& di
   return out;
 }
 
-std::vector<DuplicateStrings> duplicate_strings(const Heap& heap, std::size_t limit, std::size_t samples) {
+std::vector<DuplicateStrings> duplicate_strings(const Heap& heap, std::size_t limit,
+                                                std::size_t samples) {
   std::unordered_map<std::uint32_t, DuplicateStrings> by_value;
   for (ObjectIndex i = 0; i < heap.size(); ++i) {
     if (heap.type(i) != ObjectType::kString || heap.value_hash(i) == 0) continue;

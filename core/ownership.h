@@ -46,16 +46,17 @@ struct Owner {
 };
 
 struct OwnerReport {
-  std::vector<ObjectIndex> set;       // the objects asked about that are reachable
+  std::vector<ObjectIndex> set;  // the objects asked about that are reachable
   std::vector<ObjectIndex> unreachable;
-  Owner owner;                        // lowest common dominator
-  std::vector<Owner> owners;          // when the set has no single owner: the owner of each part
-  PathTreeNode merged_paths;          // root of the merged-paths tree ("GC roots")
-  RootPath owner_path;                // from a GC root to the owner
+  Owner owner;                // lowest common dominator
+  std::vector<Owner> owners;  // when the set has no single owner: the owner of each part
+  PathTreeNode merged_paths;  // root of the merged-paths tree ("GC roots")
+  RootPath owner_path;        // from a GC root to the owner
 };
 
 // `max_paths` bounds how many objects' root paths are merged.
-OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects, std::size_t max_paths = 2000);
+OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects,
+                       std::size_t max_paths = 2000);
 
 struct LeakExplanation {
   LeakGroup group;
@@ -66,7 +67,8 @@ struct LeakExplanation {
 
 // The diff's leaked objects grouped by `group_by`, each group with its
 // owners, ranked by retained bytes; the first `max_groups` of that ranking.
-std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff, std::size_t max_groups = 20,
+std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff,
+                                          std::size_t max_groups = 20,
                                           GroupBy group_by = GroupBy::kClass);
 
 struct DuplicateStrings {
@@ -78,6 +80,7 @@ struct DuplicateStrings {
 };
 
 // Strings with the same content (by `value`), most wasted bytes first.
-std::vector<DuplicateStrings> duplicate_strings(const Heap& heap, std::size_t limit, std::size_t samples = 5);
+std::vector<DuplicateStrings> duplicate_strings(const Heap& heap, std::size_t limit,
+                                                std::size_t samples = 5);
 
 }  // namespace heapleak

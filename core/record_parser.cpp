@@ -28,10 +28,12 @@ bool equals(std::string_view text, const char (&name)[N]) {
   if (text.size() != kLength) return false;
   if constexpr (kLength >= 8) {
     return load_word<std::uint64_t>(text.data()) == load_word<std::uint64_t>(name) &&
-           load_word<std::uint64_t>(text.data() + kLength - 8) == load_word<std::uint64_t>(name + kLength - 8);
+           load_word<std::uint64_t>(text.data() + kLength - 8) ==
+               load_word<std::uint64_t>(name + kLength - 8);
   } else if constexpr (kLength >= 4) {
     return load_word<std::uint32_t>(text.data()) == load_word<std::uint32_t>(name) &&
-           load_word<std::uint32_t>(text.data() + kLength - 4) == load_word<std::uint32_t>(name + kLength - 4);
+           load_word<std::uint32_t>(text.data() + kLength - 4) ==
+               load_word<std::uint32_t>(name + kLength - 4);
   } else {
     return std::memcmp(text.data(), name, kLength) == 0;
   }
@@ -71,7 +73,9 @@ bool hex8(std::uint64_t chars, std::uint64_t used, std::uint32_t& value) {
   constexpr std::uint64_t kHigh = 0x8080808080808080ull;
   // Per byte, for bytes below 0x80: high bit set when byte >= k (no carry
   // crosses lanes, since byte + 0x80 - k stays below 0x100).
-  auto at_least = [&](std::uint64_t bytes, std::uint8_t k) { return (bytes + kOnes * (0x80 - k)) & kHigh; };
+  auto at_least = [&](std::uint64_t bytes, std::uint8_t k) {
+    return (bytes + kOnes * (0x80 - k)) & kHigh;
+  };
   const std::uint64_t folded = chars | kOnes * 0x20;  // 'A'-'F' -> 'a'-'f'
   const std::uint64_t digit = at_least(chars, '0') & ~at_least(chars, '9' + 1);
   const std::uint64_t letter = at_least(folded, 'a') & ~at_least(folded, 'f' + 1);
@@ -88,7 +92,8 @@ bool hex8(std::uint64_t chars, std::uint64_t used, std::uint32_t& value) {
 // at a time. Reads 16 bytes from the first digit whatever the length: the
 // text lies in a parsed line, which has at least 64 readable bytes after it.
 bool parse_padded_address(std::string_view text, Address& out) {
-  if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+  if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
+    return false;
   const std::size_t digits = text.size() - 2;
   const std::uint64_t low_chars = load_word<std::uint64_t>(text.data() + 2);
   const std::uint64_t high_chars = load_word<std::uint64_t>(text.data() + 10);
@@ -102,7 +107,8 @@ bool parse_padded_address(std::string_view text, Address& out) {
     return true;
   }
   if (!hex8(high_chars, used_bytes(digits - 8), high)) return false;
-  out = (static_cast<Address>(low) << (4 * (digits - 8))) | (static_cast<Address>(high) >> (4 * (16 - digits)));
+  out = (static_cast<Address>(low) << (4 * (digits - 8))) |
+        (static_cast<Address>(high) >> (4 * (16 - digits)));
   return true;
 }
 
@@ -111,9 +117,7 @@ bool read_address(od::value value, Address& out) {
   return read_raw_string(value, text) && parse_padded_address(text, out);
 }
 
-bool read_string(od::value value, std::string_view& out) {
-  return !value.get_string().get(out);
-}
+bool read_string(od::value value, std::string_view& out) { return !value.get_string().get(out); }
 
 bool read_uint(od::value value, std::uint64_t& out) {
   // Ruby writes non-negative integers here; a float or junk marks the line broken.

@@ -27,7 +27,8 @@ Result<std::string> read_line(ByteSource& source, std::string line) {
       line.resize(newline);
       return line;
     }
-    if (line.size() > kMaxRecord) return make_error(ErrorReason::kCorruptInput, "record longer than 256 MiB");
+    if (line.size() > kMaxRecord)
+      return make_error(ErrorReason::kCorruptInput, "record longer than 256 MiB");
     auto n = source.read(chunk.data(), chunk.size());
     if (!n) return n.error();
     if (*n == 0) return line;  // last line without a newline
@@ -39,7 +40,8 @@ Result<std::string> read_line(ByteSource& source, std::string line) {
 
 Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
   const LoadReport& report = heap.report();
-  if (!heap.has_edges()) return make_error(ErrorReason::kInvalidArgument, "the heap was loaded without record offsets");
+  if (!heap.has_edges())
+    return make_error(ErrorReason::kInvalidArgument, "the heap was loaded without record offsets");
   struct stat info {};
   if (::stat(report.path.c_str(), &info) != 0) {
     return file_error(heap, std::string("cannot re-read the dump: ") + std::strerror(errno));
@@ -57,7 +59,8 @@ Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
     if (fd < 0) return file_error(heap, std::strerror(errno));
     std::vector<char> chunk(64 * 1024);
     for (;;) {
-      const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(skip + line.size()));
+      const ssize_t n =
+          ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(skip + line.size()));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       line.append(chunk.data(), static_cast<std::size_t>(n));

@@ -32,15 +32,17 @@ Result<RetainerReport> explain_retention(const Heap& heap, const RetainerRequest
   if (report.result.retainer != kNoObject && !heap.roots().empty()) {
     report.retainer_root_path = heap.root_paths().path_to(heap, report.result.retainer);
   }
-  report.graph = build_retainer_graph(heap, report.samples, report.result, &report.retainer_root_path);
+  report.graph =
+      build_retainer_graph(heap, report.samples, report.result, &report.retainer_root_path);
 
   std::vector<std::string> comments{
       "heapleak root: " + std::to_string(heap.size()) + " objects in " + heap.report().path,
-      std::to_string(report.samples.size()) + " sample objects, " + std::to_string(report.graph.nodes.size()) +
-          " objects drawn"};
+      std::to_string(report.samples.size()) + " sample objects, " +
+          std::to_string(report.graph.nodes.size()) + " objects drawn"};
   if (report.result.retainer != kNoObject) {
-    comments.push_back("nearest common retainer " + format_address(heap.address(report.result.retainer)) +
-                       " at distance " + std::to_string(report.result.distance));
+    comments.push_back("nearest common retainer " +
+                       format_address(heap.address(report.result.retainer)) + " at distance " +
+                       std::to_string(report.result.distance));
   } else {
     comments.push_back("no common retainer found");
   }

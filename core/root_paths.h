@@ -13,8 +13,8 @@
 namespace heapleak {
 
 struct RootPath {
-  std::string root;                // the ROOT category (vm, global_tbl, ...)
-  std::vector<ObjectIndex> path;   // path.front() is a root target, path.back() the object
+  std::string root;               // the ROOT category (vm, global_tbl, ...)
+  std::vector<ObjectIndex> path;  // path.front() is a root target, path.back() the object
 };
 
 class RootPaths {
@@ -28,7 +28,8 @@ class RootPaths {
 
  private:
   static constexpr std::uint32_t kUnreached = UINT32_MAX;
-  static constexpr std::uint32_t kRootBase = 0xFFFF0000u;  // parent of a root target: kRootBase + category
+  static constexpr std::uint32_t kRootBase =
+      0xFFFF0000u;  // parent of a root target: kRootBase + category
 
   std::vector<std::uint32_t> parent_;
   std::size_t reachable_ = 0;

@@ -11,8 +11,9 @@ std::uint32_t StringPool::intern(std::string_view text) {
   if (text.empty()) return kEmpty;
   // Cheap slot choice: length and the last bytes, where paths and names differ.
   const std::size_t n = text.size();
-  const std::size_t slot =
-      (n * 31 + static_cast<unsigned char>(text[n - 1]) * 7 + static_cast<unsigned char>(text[n / 2])) & 255;
+  const std::size_t slot = (n * 31 + static_cast<unsigned char>(text[n - 1]) * 7 +
+                            static_cast<unsigned char>(text[n / 2])) &
+                           255;
   CacheEntry& cached = recent_[slot];
   if (cached.text == text) return cached.id;
   std::uint32_t id;

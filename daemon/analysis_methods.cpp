@@ -22,7 +22,8 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params, const std::
   const HeapEntry target = require_heap(ctx.store, params.target);
   std::optional<HeapEntry> later;
   if (params.later) later = require_heap(ctx.store, *params.later);
-  const LeakDiff diff = diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
+  const LeakDiff diff =
+      diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
   json::object out = leak_diff_json(*target.heap, diff);
   out["groupBy"] = group_by_name(options.group_by);
   out["baseline"] = baseline.id;
@@ -50,7 +51,8 @@ json::value run_root(DaemonContext& ctx, const RootParams& params, const std::st
   return out;
 }
 
-json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
+json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params,
+                             const std::stop_token&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex index = require_object(*entry.heap, params.address);
   auto path = path_to_root(*entry.heap, index);

@@ -54,20 +54,25 @@ json::value object_json(const HeapEntry& entry, ObjectIndex i) {
 }  // namespace
 
 void register_browse_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  add_inline<PageParams>(binder, ctx, "referrers", [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
-    const HeapEntry entry = require_heap(ctx.store, params.heap);
-    const ObjectIndex i = require_object(*entry.heap, params.address);
-    return json::value(page_json(*entry.heap, i, entry.heap->referrers(i), params));
-  });
-  add_inline<PageParams>(binder, ctx, "references", [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
-    const HeapEntry entry = require_heap(ctx.store, params.heap);
-    const ObjectIndex i = require_object(*entry.heap, params.address);
-    return page_json(*entry.heap, i, entry.heap->references(i), params);
-  });
-  add_on_query_pool<AddressParams>(binder, ctx, "object", [](DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
-    const HeapEntry entry = require_heap(ctx.store, params.heap);
-    return object_json(entry, require_object(*entry.heap, params.address));
-  });
+  add_inline<PageParams>(
+      binder, ctx, "referrers",
+      [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
+        const HeapEntry entry = require_heap(ctx.store, params.heap);
+        const ObjectIndex i = require_object(*entry.heap, params.address);
+        return json::value(page_json(*entry.heap, i, entry.heap->referrers(i), params));
+      });
+  add_inline<PageParams>(binder, ctx, "references",
+                         [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
+                           const HeapEntry entry = require_heap(ctx.store, params.heap);
+                           const ObjectIndex i = require_object(*entry.heap, params.address);
+                           return page_json(*entry.heap, i, entry.heap->references(i), params);
+                         });
+  add_on_query_pool<AddressParams>(
+      binder, ctx, "object",
+      [](DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
+        const HeapEntry entry = require_heap(ctx.store, params.heap);
+        return object_json(entry, require_object(*entry.heap, params.address));
+      });
 }
 
 }  // namespace heapleak::daemon

@@ -5,16 +5,17 @@
 
 namespace heapleak::daemon {
 
-Connection::Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
-                       ByteStream stream, bool finish_work_at_eof)
+Connection::Connection(std::shared_ptr<const protocol::Binder> binder,
+                       protocol::SessionOptions options, ByteStream stream, bool finish_work_at_eof)
     : stream_(std::move(stream)), finish_work_at_eof_(finish_work_at_eof) {
   auto on_exit = options.on_exit;
   options.on_exit = [this, on_exit](bool clean) {
     if (on_exit) on_exit(clean);
     stop_reading_ = true;  // run() returns after this message; it must not re-enter the session
   };
-  session_ = std::make_unique<protocol::Session>(std::move(binder), std::move(options),
-                                                 [this](std::string frame) { enqueue(std::move(frame)); });
+  session_ =
+      std::make_unique<protocol::Session>(std::move(binder), std::move(options),
+                                          [this](std::string frame) { enqueue(std::move(frame)); });
   writer_ = std::thread([this] { write_loop(); });
 }
 
@@ -27,7 +28,8 @@ Connection::~Connection() {
     changed_.notify_all();
     // A peer that does not read can hold the writer in send() forever: give
     // it two seconds to drain, then cut the connection.
-    if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return writer_done_; }) && stream_.abort) {
+    if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return writer_done_; }) &&
+        stream_.abort) {
       lock.unlock();
       stream_.abort();
     }
@@ -49,13 +51,15 @@ int Connection::run() {
   }
   if (at_eof && finish_work_at_eof_) {
     // Every request read so far gets its answer, unless we are told to stop.
-    while (session_->in_flight() > 0 && !stop_reading_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    while (session_->in_flight() > 0 && !stop_reading_)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   {
     // Let the replies already queued (shutdown's, say) reach the peer,
     // unless the daemon is stopping (close()): then the destructor decides.
     std::unique_lock lock(mutex_);
-    changed_.wait_for(lock, std::chrono::seconds(5), [&] { return pending_.empty() || broken_ || closed_; });
+    changed_.wait_for(lock, std::chrono::seconds(5),
+                      [&] { return pending_.empty() || broken_ || closed_; });
   }
   const auto code = session_->exit_code();
   return code ? *code : 1;

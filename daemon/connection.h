@@ -21,7 +21,7 @@ namespace heapleak::daemon {
 
 // How a connection reads and writes bytes (a pipe, a socket).
 struct ByteStream {
-  std::function<long(char* buffer, std::size_t size)> read;         // 0: end, <0: error
+  std::function<long(char* buffer, std::size_t size)> read;           // 0: end, <0: error
   std::function<bool(const char* data, std::size_t size)> write_all;  // false: peer gone
   std::function<void()> shutdown;  // from another thread: ends a blocked read (writes may go on)
   std::function<void()> abort;     // from another thread: ends reads and writes (peer not reading)
@@ -34,8 +34,8 @@ class Connection {
   // `finish_work_at_eof`: when the input ends, answer the requests still
   // running before closing (a pipe: `printf ... | heapleakd --stdio`); on a
   // socket the peer is gone at EOF and its requests are cancelled instead.
-  Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options, ByteStream stream,
-             bool finish_work_at_eof = false);
+  Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
+             ByteStream stream, bool finish_work_at_eof = false);
   ~Connection();  // closes, joins the writer
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

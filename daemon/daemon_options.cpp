@@ -8,7 +8,8 @@
 namespace heapleak::daemon {
 namespace {
 
-constexpr const char* kUsage = R"(usage: heapleakd (--stdio | --listen unix[:PATH] | --listen tcp:127.0.0.1:PORT --token-file FILE) [options]
+constexpr const char* kUsage =
+    R"(usage: heapleakd (--stdio | --listen unix[:PATH] | --listen tcp:127.0.0.1:PORT --token-file FILE) [options]
 
 The heapleak daemon: keeps parsed Ruby heap dumps in memory and answers
 JSON-RPC 2.0 (LSP base protocol, or one JSON message per line) about them.
@@ -30,10 +31,20 @@ std::optional<std::uint64_t> parse_size(std::string text) {
   std::uint64_t unit = 1;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': unit = 1ull << 10; break;
-      case 'M': case 'm': unit = 1ull << 20; break;
-      case 'G': case 'g': unit = 1ull << 30; break;
-      default: break;
+      case 'K':
+      case 'k':
+        unit = 1ull << 10;
+        break;
+      case 'M':
+      case 'm':
+        unit = 1ull << 20;
+        break;
+      case 'G':
+      case 'g':
+        unit = 1ull << 30;
+        break;
+      default:
+        break;
     }
     if (unit != 1) text.pop_back();
   }
@@ -52,7 +63,8 @@ std::string default_socket_path() {
   return "/tmp/heapleak-" + std::to_string(::getuid()) + "/heapleakd.sock";
 }
 
-std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::string& message, int& exit_code) {
+std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::string& message,
+                                                  int& exit_code) {
   DaemonOptions options;
   bool mode_given = false;
   auto fail = [&](const std::string& why) {
@@ -95,7 +107,8 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
         auto port = parse_size(rest.substr(colon + 1));
         if (!port || *port == 0 || *port > 65535) return fail("bad TCP port in " + value);
         options.tcp_port = static_cast<std::uint16_t>(*port);
-        if (options.tcp_host != "127.0.0.1" && options.tcp_host != "localhost" && options.tcp_host != "::1") {
+        if (options.tcp_host != "127.0.0.1" && options.tcp_host != "localhost" &&
+            options.tcp_host != "::1") {
           return fail("TCP listens on loopback only (127.0.0.1 or ::1), not " + options.tcp_host);
         }
       } else {
@@ -106,7 +119,8 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
       options.token_file = value;
     } else if (arg == "--log") {
       if (!take()) return fail("--log needs error, info or verbose");
-      if (value != "error" && value != "info" && value != "verbose") return fail("--log expects error, info or verbose");
+      if (value != "error" && value != "info" && value != "verbose")
+        return fail("--log expects error, info or verbose");
       options.log_level = value;
     } else if (arg == "--sync") {
       options.sync = true;

@@ -15,14 +15,15 @@ struct DaemonOptions {
   std::uint16_t tcp_port = 0;
   std::string token_file;  // kTcp: every connection must present this token
   std::string log_level = "error";
-  bool sync = false;                 // everything on one thread (tests)
-  std::uint64_t max_memory = 0;      // bytes; 0: no budget
+  bool sync = false;                  // everything on one thread (tests)
+  std::uint64_t max_memory = 0;       // bytes; 0: no budget
   unsigned idle_timeout_seconds = 0;  // socket mode: exit when idle this long
 };
 
 // Parses argv; on error or --help fills `message` and returns nullopt
 // (`exit_code` 0 for --help, 2 for a usage error).
-std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::string& message, int& exit_code);
+std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::string& message,
+                                                  int& exit_code);
 
 // $XDG_RUNTIME_DIR/heapleak/heapleakd.sock, else /tmp/heapleak-UID/heapleakd.sock.
 std::string default_socket_path();

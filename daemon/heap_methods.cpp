@@ -40,7 +40,8 @@ bool file_is_gzip(const std::string& path) {
   return has_gzip_magic(magic, got);
 }
 
-void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedReply<json::value> reply) {
+void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc,
+          TypedReply<json::value> reply) {
   const std::string path = std::filesystem::absolute(params.path).lexically_normal().string();
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
@@ -57,7 +58,8 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
   }
   // The name is taken now, not when the load ends: a query naming it waits
   // for the load instead of answering unknownHeap.
-  const std::string name = ctx.store.begin_load(params.name.value_or(std::filesystem::path(path).filename().string()));
+  const std::string name =
+      ctx.store.begin_load(params.name.value_or(std::filesystem::path(path).filename().string()));
   ctx.loads.post([&ctx, rc, reply, path, name, estimate] {
     std::atomic<bool> cancel{false};
     std::stop_callback on_cancel(rc.stop, [&cancel] { cancel.store(true); });
@@ -74,7 +76,8 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
                          mib(done) + " of " + mib(total) + " MiB");
     };
     // Out of memory fails this load only: the daemon and its other heaps stay.
-    Result<std::shared_ptr<const Heap>> heap = make_error(ErrorReason::kOverBudget, path + ": out of memory while loading");
+    Result<std::shared_ptr<const Heap>> heap =
+        make_error(ErrorReason::kOverBudget, path + ": out of memory while loading");
     try {
       heap = load_heap(path, {}, control);
     } catch (const std::bad_alloc&) {
@@ -91,8 +94,9 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc, TypedRep
       return;
     }
     ctx.store.finish_load(name, path, std::move(*heap), estimate, [&](const HeapEntry& entry) {
-      ctx.logger->info("loaded " + entry.id + " (" + entry.name + "): " + std::to_string(entry.heap->size()) +
-                       " objects in " + std::to_string(entry.heap->report().seconds) + " s");
+      ctx.logger->info("loaded " + entry.id + " (" + entry.name +
+                       "): " + std::to_string(entry.heap->size()) + " objects in " +
+                       std::to_string(entry.heap->report().seconds) + " s");
       reply(json::value(entry_json(entry)));
     });
   });
@@ -112,31 +116,33 @@ void register_heap_methods(protocol::Binder& binder, DaemonContext& ctx) {
     return json::value(json::object{{"heap", entry.id}, {"name", entry.name}, {"unloaded", true}});
   });
 
-  binder.add<protocol::NoParams>("listHeaps", [&ctx](const protocol::NoParams&, const RequestContext&) {
-    json::array heaps;
-    for (const auto& entry : ctx.store.list()) {
-      heaps.push_back(json::object{{"heap", entry.id},
-                                   {"name", entry.name},
-                                   {"path", entry.path},
-                                   {"objects", entry.heap->size()},
-                                   {"residentBytes", entry.heap->bytes_used()},
-                                   {"loadSeconds", entry.heap->report().seconds},
-                                   {"traced", entry.heap->report().traced}});
-    }
-    json::array loading;
-    for (const auto& name : ctx.store.loading_names()) loading.push_back(json::value(name));
-    return json::value(json::object{{"heaps", std::move(heaps)},
-                                    {"loading", std::move(loading)},
-                                    {"usedBytes", ctx.store.used_bytes()},
-                                    {"maxBytes", ctx.store.max_bytes()}});
-  });
+  binder.add<protocol::NoParams>(
+      "listHeaps", [&ctx](const protocol::NoParams&, const RequestContext&) {
+        json::array heaps;
+        for (const auto& entry : ctx.store.list()) {
+          heaps.push_back(json::object{{"heap", entry.id},
+                                       {"name", entry.name},
+                                       {"path", entry.path},
+                                       {"objects", entry.heap->size()},
+                                       {"residentBytes", entry.heap->bytes_used()},
+                                       {"loadSeconds", entry.heap->report().seconds},
+                                       {"traced", entry.heap->report().traced}});
+        }
+        json::array loading;
+        for (const auto& name : ctx.store.loading_names()) loading.push_back(json::value(name));
+        return json::value(json::object{{"heaps", std::move(heaps)},
+                                        {"loading", std::move(loading)},
+                                        {"usedBytes", ctx.store.used_bytes()},
+                                        {"maxBytes", ctx.store.max_bytes()}});
+      });
 
   // Replies before stopping, so the client sees its answer.
-  binder.add_raw("stopDaemon", [&ctx](const json::value&, const RequestContext&, protocol::Reply reply) {
-    ctx.logger->info("stopDaemon requested");
-    reply.result(nullptr);
-    ctx.request_stop();
-  });
+  binder.add_raw("stopDaemon",
+                 [&ctx](const json::value&, const RequestContext&, protocol::Reply reply) {
+                   ctx.logger->info("stopDaemon requested");
+                   reply.result(nullptr);
+                   ctx.request_stop();
+                 });
 }
 
 }  // namespace heapleak::daemon

@@ -45,8 +45,9 @@ std::string HeapStore::begin_load(const std::string& wanted_name) {
   return name;
 }
 
-void HeapStore::finish_load(const std::string& name, std::string path, std::shared_ptr<const Heap> heap,
-                            std::uint64_t estimate, const std::function<void(const HeapEntry&)>& announce) {
+void HeapStore::finish_load(const std::string& name, std::string path,
+                            std::shared_ptr<const Heap> heap, std::uint64_t estimate,
+                            const std::function<void(const HeapEntry&)>& announce) {
   std::vector<std::function<void()>> waiters;
   HeapEntry entry;
   {
@@ -81,14 +82,16 @@ std::vector<std::string> HeapStore::loading_names() const {
 
 bool HeapStore::when_load_ends(const std::string& name, std::function<void()> resume) {
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningLoad& load) { return load.name == name; });
+  auto it = std::find_if(running_.begin(), running_.end(),
+                         [&](const RunningLoad& load) { return load.name == name; });
   if (it == running_.end()) return false;
   it->waiters.push_back(std::move(resume));
   return true;
 }
 
 std::vector<std::function<void()>> HeapStore::end_load_locked(const std::string& name) {
-  auto it = std::find_if(running_.begin(), running_.end(), [&](const RunningLoad& load) { return load.name == name; });
+  auto it = std::find_if(running_.begin(), running_.end(),
+                         [&](const RunningLoad& load) { return load.name == name; });
   if (it == running_.end()) return {};
   auto waiters = std::move(it->waiters);
   running_.erase(it);
@@ -97,14 +100,17 @@ std::vector<std::function<void()>> HeapStore::end_load_locked(const std::string&
 
 bool HeapStore::name_taken_locked(const std::string& name) const {
   auto same = [&](const auto& item) { return item.name == name; };
-  return std::any_of(entries_.begin(), entries_.end(), same) || std::any_of(running_.begin(), running_.end(), same);
+  return std::any_of(entries_.begin(), entries_.end(), same) ||
+         std::any_of(running_.begin(), running_.end(), same);
 }
 
 bool HeapStore::remove(const std::string& id_or_name) {
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const HeapEntry& e) { return e.id == id_or_name; });
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const HeapEntry& e) { return e.id == id_or_name; });
   if (it == entries_.end()) {
-    it = std::find_if(entries_.begin(), entries_.end(), [&](const HeapEntry& e) { return e.name == id_or_name; });
+    it = std::find_if(entries_.begin(), entries_.end(),
+                      [&](const HeapEntry& e) { return e.name == id_or_name; });
   }
   if (it == entries_.end()) return false;
   resident_ -= std::min(resident_, static_cast<std::uint64_t>(it->heap->bytes_used()));

@@ -64,7 +64,8 @@ boost::json::object capabilities(const protocol::Binder& binder, const DaemonOpt
   // Who is answering: lets a client confirm a stop or find the daemon's log.
   boost::json::object daemon{{"pid", ::getpid()}};
   if (options.mode == DaemonOptions::Mode::kUnix) daemon["socket"] = options.socket_path;
-  if (options.idle_timeout_seconds != 0) daemon["idleTimeoutSeconds"] = options.idle_timeout_seconds;
+  if (options.idle_timeout_seconds != 0)
+    daemon["idleTimeoutSeconds"] = options.idle_timeout_seconds;
   return boost::json::object{{"methods", std::move(methods)},
                              {"daemon", std::move(daemon)},
                              {"framing", boost::json::array{"content-length", "ndjson"}},
@@ -90,8 +91,10 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
-  if (options->mode == DaemonOptions::Mode::kStdio) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  auto logger = std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
+  if (options->mode == DaemonOptions::Mode::kStdio)
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  auto logger =
+      std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
 
   HeapStore store(options->max_memory);
   // Declared before `loads` so it is destroyed after it: a load that ends

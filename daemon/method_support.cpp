@@ -9,7 +9,8 @@ protocol::RpcError to_rpc_error(const Error& error) {
 
 HeapStillLoading::HeapStillLoading(std::string name)
     : protocol::RpcException(protocol::domain_error(
-          "unknownHeap", "heap '" + name + "' is still loading; ask again when loadHeap has answered",
+          "unknownHeap",
+          "heap '" + name + "' is still loading; ask again when loadHeap has answered",
           {{"heap", name}, {"loading", true}})),
       name_(std::move(name)) {}
 
@@ -19,7 +20,8 @@ HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
   if (still_loading) throw HeapStillLoading(id_or_name);
   if (!entry) {
     throw protocol::RpcException(protocol::domain_error(
-        "unknownHeap", "no heap '" + id_or_name + "' is loaded (it may have been unloaded); see listHeaps",
+        "unknownHeap",
+        "no heap '" + id_or_name + "' is loaded (it may have been unloaded); see listHeaps",
         {{"heap", id_or_name}}));
   }
   return *entry;
@@ -28,7 +30,8 @@ HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
 LeakDiffOptions require_diff_options(const StatsParams& params) {
   auto group_by = parse_group_by(params.group_by);
   if (!group_by) {
-    throw protocol::RpcException(protocol::invalid_params("params.groupBy: expected class, site or generation"));
+    throw protocol::RpcException(
+        protocol::invalid_params("params.groupBy: expected class, site or generation"));
   }
   LeakDiffOptions options;
   options.group_by = *group_by;
@@ -56,13 +59,14 @@ std::vector<Address> parse_address_list(const std::vector<std::string>& texts) {
   for (std::size_t k = 0; k < texts.size(); ++k) {
     auto address = parse_address(texts[k]);
     if (!address) {
-      throw protocol::RpcException(protocol::invalid_params("params.addresses[" + std::to_string(k) + "]: '" +
-                                                            texts[k] + "' is not an address"));
+      throw protocol::RpcException(protocol::invalid_params(
+          "params.addresses[" + std::to_string(k) + "]: '" + texts[k] + "' is not an address"));
     }
     addresses.push_back(*address);
   }
   if (addresses.empty()) {
-    throw protocol::RpcException(protocol::invalid_params("params.addresses: needs at least one address"));
+    throw protocol::RpcException(
+        protocol::invalid_params("params.addresses: needs at least one address"));
   }
   return addresses;
 }

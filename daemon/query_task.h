@@ -25,7 +25,11 @@ class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Work>> {
  public:
   QueryTask(DaemonContext& ctx, Work work, Params params, std::stop_token stop,
             protocol::TypedReply<boost::json::value> reply)
-      : ctx_(ctx), work_(std::move(work)), params_(std::move(params)), stop_(std::move(stop)), reply_(std::move(reply)) {}
+      : ctx_(ctx),
+        work_(std::move(work)),
+        params_(std::move(params)),
+        stop_(std::move(stop)),
+        reply_(std::move(reply)) {}
 
   void post() {
     ctx_.queries.post([self = this->shared_from_this()] { self->run(); });
@@ -90,10 +94,14 @@ class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Work>> {
 // answered -32800 without running; long work checks `stop` itself.
 // Exceptions become error replies.
 template <class Params, class Work>
-void add_on_query_pool(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
+void add_on_query_pool(protocol::Binder& binder, DaemonContext& ctx, std::string_view method,
+                       Work work) {
   binder.add_async<Params, boost::json::value>(
-      method, [&ctx, work](Params params, protocol::RequestContext rc, protocol::TypedReply<boost::json::value> reply) {
-        std::make_shared<QueryTask<Params, Work>>(ctx, work, std::move(params), rc.stop, std::move(reply))->post();
+      method, [&ctx, work](Params params, protocol::RequestContext rc,
+                           protocol::TypedReply<boost::json::value> reply) {
+        std::make_shared<QueryTask<Params, Work>>(ctx, work, std::move(params), rc.stop,
+                                                  std::move(reply))
+            ->post();
       });
 }
 
@@ -102,8 +110,11 @@ void add_on_query_pool(protocol::Binder& binder, DaemonContext& ctx, std::string
 template <class Params, class Work>
 void add_inline(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
   binder.add_async<Params, boost::json::value>(
-      method, [&ctx, work](Params params, protocol::RequestContext rc, protocol::TypedReply<boost::json::value> reply) {
-        std::make_shared<QueryTask<Params, Work>>(ctx, work, std::move(params), rc.stop, std::move(reply))->run();
+      method, [&ctx, work](Params params, protocol::RequestContext rc,
+                           protocol::TypedReply<boost::json::value> reply) {
+        std::make_shared<QueryTask<Params, Work>>(ctx, work, std::move(params), rc.stop,
+                                                  std::move(reply))
+            ->run();
       });
 }
 

@@ -1,8 +1,8 @@
 #include "daemon/results_json.h"
 
+#include "core/dominators.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
-#include "core/dominators.h"
 
 namespace heapleak {
 namespace json = boost::json;
@@ -107,8 +107,9 @@ json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
   json::array unknown;
   for (Address address : answer.unknown) unknown.emplace_back(format_address(address));
   json::object out{
-      {"retainer", result.retainer == kNoObject ? json::value(nullptr)
-                                                : json::value(format_address(heap.address(result.retainer)))},
+      {"retainer", result.retainer == kNoObject
+                       ? json::value(nullptr)
+                       : json::value(format_address(heap.address(result.retainer)))},
       {"distance", result.distance},
       {"samples", addresses_json(heap, answer.samples)},
       {"samplesReached", result.paths.size()},
@@ -119,18 +120,19 @@ json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
       {"nodes", std::move(nodes)},
       {"edges", std::move(edges)},
   };
-  if (result.retainer != kNoObject) out["retainerObject"] = object_brief_json(heap, result.retainer);
+  if (result.retainer != kNoObject)
+    out["retainerObject"] = object_brief_json(heap, result.retainer);
   if (!answer.retainer_root_path.path.empty()) {
     out["rootPath"] = root_path_json(heap, answer.retainer_root_path);
   }
   return out;
 }
 
-
 namespace {
 
 json::object owner_brief_json(const Heap& heap, const Owner& owner) {
-  if (owner.object == kNoObject) return json::object{{"address", nullptr}, {"objects", owner.objects}};
+  if (owner.object == kNoObject)
+    return json::object{{"address", nullptr}, {"objects", owner.objects}};
   json::object out = object_brief_json(heap, owner.object);
   out["retained"] = owner.retained;
   out["objects"] = owner.objects;
@@ -160,8 +162,9 @@ json::object owner_json(const Heap& heap, const OwnerReport& report) {
   json::array owners;
   for (const auto& owner : report.owners) owners.push_back(owner_brief_json(heap, owner));
   return json::object{
-      {"owner", report.owner.object == kNoObject ? json::value(nullptr)
-                                                 : json::value(owner_brief_json(heap, report.owner))},
+      {"owner", report.owner.object == kNoObject
+                    ? json::value(nullptr)
+                    : json::value(owner_brief_json(heap, report.owner))},
       {"owners", std::move(owners)},
       {"objects", report.set.size()},
       {"unreachable", addresses_json(heap, report.unreachable)},
@@ -174,14 +177,15 @@ json::object owner_json(const Heap& heap, const OwnerReport& report) {
   };
 }
 
-json::object explanation_json(const Heap& target, const LeakDiff& diff, const std::vector<LeakExplanation>& leaks,
-                              std::size_t samples) {
+json::object explanation_json(const Heap& target, const LeakDiff& diff,
+                              const std::vector<LeakExplanation>& leaks, std::size_t samples) {
   json::array out;
   for (const auto& leak : leaks) {
     json::array owners;
     for (const auto& owner : leak.owners) owners.push_back(owner_brief_json(target, owner));
-    std::vector<ObjectIndex> shown(leak.group.samples.begin(),
-                                   leak.group.samples.begin() + std::min(samples, leak.group.samples.size()));
+    std::vector<ObjectIndex> shown(
+        leak.group.samples.begin(),
+        leak.group.samples.begin() + std::min(samples, leak.group.samples.size()));
     out.push_back(json::object{{"key", leak.group.key},
                                {"count", leak.group.count},
                                {"memsize", leak.group.memsize},
@@ -193,11 +197,12 @@ json::object explanation_json(const Heap& target, const LeakDiff& diff, const st
   }
   json::array warnings;
   for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
-  return json::object{{"leaks", std::move(out)},
-                      {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
-                      {"rule", diff.rule},
-                      {"compacted", diff.compacted},
-                      {"warnings", std::move(warnings)}};
+  return json::object{
+      {"leaks", std::move(out)},
+      {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
+      {"rule", diff.rule},
+      {"compacted", diff.compacted},
+      {"warnings", std::move(warnings)}};
 }
 
 json::object retained_json(const Heap& heap, ObjectIndex i) {
@@ -217,7 +222,8 @@ json::object top_retainers_json(const Heap& heap, std::size_t limit, bool by_cla
   if (by_class) {
     json::array classes;
     for (const auto& entry : top_retainers_by_class(heap, limit)) {
-      classes.push_back(json::object{{"key", entry.key}, {"count", entry.count}, {"retained", entry.retained}});
+      classes.push_back(
+          json::object{{"key", entry.key}, {"count", entry.count}, {"retained", entry.retained}});
     }
     out["classes"] = std::move(classes);
   } else {

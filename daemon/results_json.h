@@ -25,12 +25,12 @@ boost::json::object root_path_json(const Heap& heap, const RootPath& path);
 
 }  // namespace heapleak
 
-
 namespace heapleak {
 
 boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
 boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,
-                                     const std::vector<LeakExplanation>& leaks, std::size_t samples);
+                                     const std::vector<LeakExplanation>& leaks,
+                                     std::size_t samples);
 boost::json::object retained_json(const Heap& heap, ObjectIndex i);
 boost::json::object top_retainers_json(const Heap& heap, std::size_t limit, bool by_class);
 boost::json::array path_tree_json(const Heap& heap, const PathTreeNode& node);

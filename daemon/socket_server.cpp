@@ -1,8 +1,8 @@
 #include "daemon/socket_server.h"
 
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <boost/asio.hpp>
@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <list>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "daemon/connection.h"
@@ -108,7 +108,8 @@ struct SocketServer::Impl {
     // for their own: refuse such a directory (a sticky /tmp is fine).
     struct stat dir_info {};
     if (::lstat(dir.c_str(), &dir_info) != 0 || !S_ISDIR(dir_info.st_mode)) {
-      error = dir.string() + " is not a directory (or is a symlink); refusing to put the socket there";
+      error =
+          dir.string() + " is not a directory (or is a symlink); refusing to put the socket there";
       return false;
     }
     if (dir_info.st_uid != ::getuid() && dir_info.st_uid != 0) {
@@ -150,11 +151,13 @@ struct SocketServer::Impl {
       // are limited to ~107 bytes: a temporary name that would not fit is
       // skipped and the socket bound in place.)
       const std::string dir = std::filesystem::path(options.socket_path).parent_path().string();
-      std::string temporary = (dir.empty() ? std::string(".") : dir) + "/.hl" + std::to_string(::getpid());
+      std::string temporary =
+          (dir.empty() ? std::string(".") : dir) + "/.hl" + std::to_string(::getpid());
       if (temporary.size() >= sizeof(sockaddr_un::sun_path)) temporary = options.socket_path;
       if (options.socket_path.size() >= sizeof(sockaddr_un::sun_path)) {
-        error = "socket path too long (" + std::to_string(options.socket_path.size()) + " bytes; the limit is " +
-                std::to_string(sizeof(sockaddr_un::sun_path) - 1) + "): " + options.socket_path;
+        error = "socket path too long (" + std::to_string(options.socket_path.size()) +
+                " bytes; the limit is " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                "): " + options.socket_path;
         return false;
       }
       ::unlink(temporary.c_str());
@@ -165,7 +168,8 @@ struct SocketServer::Impl {
       ::umask(old_mask);
       if (!ec) ::chmod(temporary.c_str(), 0600);
       if (!ec) unix_acceptor->listen(asio::socket_base::max_listen_connections, ec);
-      if (!ec && temporary != options.socket_path && ::rename(temporary.c_str(), options.socket_path.c_str()) != 0) {
+      if (!ec && temporary != options.socket_path &&
+          ::rename(temporary.c_str(), options.socket_path.c_str()) != 0) {
         ec = boost::system::error_code(errno, boost::system::system_category());
       }
       if (ec) {
@@ -179,7 +183,8 @@ struct SocketServer::Impl {
     }
     token = read_token(options.token_file, error);
     if (!error.empty()) return false;
-    const auto address = asio::ip::make_address(options.tcp_host == "localhost" ? "127.0.0.1" : options.tcp_host, ec);
+    const auto address = asio::ip::make_address(
+        options.tcp_host == "localhost" ? "127.0.0.1" : options.tcp_host, ec);
     if (ec || !address.is_loopback()) {
       error = "TCP listens on loopback only";
       return false;
@@ -191,7 +196,8 @@ struct SocketServer::Impl {
     if (!ec) tcp_acceptor->bind(endpoint, ec);
     if (!ec) tcp_acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
-      error = "cannot listen on tcp:" + options.tcp_host + ":" + std::to_string(options.tcp_port) + ": " + ec.message();
+      error = "cannot listen on tcp:" + options.tcp_host + ":" + std::to_string(options.tcp_port) +
+              ": " + ec.message();
       return false;
     }
     logger->info("listening on tcp:" + options.tcp_host + ":" + std::to_string(options.tcp_port));
@@ -216,7 +222,8 @@ struct SocketServer::Impl {
     std::lock_guard lock(mutex);
     last_activity = std::chrono::steady_clock::now();
     if (stopping || clients.size() >= kMaxConnections) {
-      logger->error(stopping ? "refusing a client: stopping" : "refusing a client: too many connections");
+      logger->error(stopping ? "refusing a client: stopping"
+                             : "refusing a client: too many connections");
       ::close(fd);
       return;
     }
@@ -225,7 +232,8 @@ struct SocketServer::Impl {
       session.on_initialize = [this, fd](const boost::json::value& params) {
         const auto* object = params.if_object();
         const auto* init = object ? object->if_contains("initializationOptions") : nullptr;
-        const auto* given = init && init->is_object() ? init->as_object().if_contains("token") : nullptr;
+        const auto* given =
+            init && init->is_object() ? init->as_object().if_contains("token") : nullptr;
         if (!given || !given->is_string() || given->as_string() != token) {
           logger->error("closing a TCP client that did not present the token");
           ::shutdown(fd, SHUT_RDWR);
@@ -306,7 +314,8 @@ struct SocketServer::Impl {
 };
 
 SocketServer::SocketServer(DaemonOptions options, std::shared_ptr<const protocol::Binder> binder,
-                           protocol::SessionOptions session_options, std::shared_ptr<protocol::Logger> logger)
+                           protocol::SessionOptions session_options,
+                           std::shared_ptr<protocol::Logger> logger)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->binder = std::move(binder);

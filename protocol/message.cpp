@@ -1,9 +1,8 @@
 #include "protocol/message.h"
 
-#include <cmath>
-
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cmath>
 
 namespace heapleak::protocol {
 namespace json = boost::json;

@@ -12,8 +12,8 @@
 namespace heapleak::cli {
 
 struct ArgSpec {
-  std::set<std::string> switches;     // e.g. --json
-  std::set<std::string> with_value;   // e.g. --by, -o
+  std::set<std::string> switches;    // e.g. --json
+  std::set<std::string> with_value;  // e.g. --by, -o
 };
 
 struct Args {

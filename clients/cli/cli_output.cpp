@@ -43,7 +43,9 @@ bool write_output(const Args& args, const std::string& text) {
   return true;
 }
 
-std::string to_json_text(const boost::json::value& value) { return boost::json::serialize(value) + "\n"; }
+std::string to_json_text(const boost::json::value& value) {
+  return boost::json::serialize(value) + "\n";
+}
 
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
                                            int& exit_code) {
@@ -65,10 +67,12 @@ GroupBy group_by_option(const Args& args) {
 }
 
 std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
-                                                            const std::vector<LoadOptions>& options, int& exit_code) {
+                                                            const std::vector<LoadOptions>& options,
+                                                            int& exit_code) {
   std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
   for (std::size_t k = 0; k < paths.size(); ++k) {
-    loads.push_back(std::async(std::launch::async, [&, k] { return load_heap(paths[k], options[k]); }));
+    loads.push_back(
+        std::async(std::launch::async, [&, k] { return load_heap(paths[k], options[k]); }));
   }
   std::vector<std::shared_ptr<const Heap>> heaps;
   for (auto& load : loads) {

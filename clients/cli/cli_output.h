@@ -39,7 +39,8 @@ GroupBy group_by_option(const Args& args);
 // Loads several dumps in parallel, the k-th with options[k]; on the first
 // failure prints the error, sets `exit_code` and returns an empty list.
 std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
-                                                            const std::vector<LoadOptions>& options, int& exit_code);
+                                                            const std::vector<LoadOptions>& options,
+                                                            int& exit_code);
 
 // Loads a heap; on failure prints the error and sets `exit_code`.
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,

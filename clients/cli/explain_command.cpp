@@ -36,8 +36,10 @@ int run_explain(const std::vector<std::string>& argv) {
     std::cout << kHelp;
     return kExitOk;
   }
-  if (args.positional.size() < 2 || args.positional.size() > 3) throw UsageError{"expects two or three dumps: A B [C]"};
-  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
+  if (args.positional.size() < 2 || args.positional.size() > 3)
+    throw UsageError{"expects two or three dumps: A B [C]"};
+  const std::size_t limit =
+      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
   const GroupBy group_by = group_by_option(args);
   // Only B needs references; A and C answer identity questions.
   std::vector<LoadOptions> options(args.positional.size());
@@ -46,7 +48,8 @@ int run_explain(const std::vector<std::string>& argv) {
   const auto heaps = load_all_or_report(args.positional, options, exit_code);
   if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
-  const LeakDiff diff = diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr, {group_by, 0});
+  const LeakDiff diff =
+      diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr, {group_by, 0});
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   const auto leaks = explain_leak(target, diff, limit, group_by);
   if (args.has("--json")) {
@@ -59,14 +62,14 @@ int run_explain(const std::vector<std::string>& argv) {
   out << "Leaks by bytes retained (" << diff.total_count << " objects new in B and alive in C):\n";
   int rank = 0;
   for (const auto& leak : leaks) {
-    out << ++rank << ". " << leak.group.key << ": " << leak.group.count << " objects, " << human_bytes(leak.group.memsize)
-        << ", retaining " << human_bytes(leak.retained) << "\n";
+    out << ++rank << ". " << leak.group.key << ": " << leak.group.count << " objects, "
+        << human_bytes(leak.group.memsize) << ", retaining " << human_bytes(leak.retained) << "\n";
     if (leak.owners.empty()) out << "   owner: none (not reachable from a GC root)\n";
     for (std::size_t k = 0; k < leak.owners.size() && k < 3; ++k) {
       const Owner& owner = leak.owners[k];
       if (owner.object == kNoObject) continue;
-      out << "   owner: " << describe_object(target, owner.object) << " retains " << human_bytes(owner.retained)
-          << " (" << owner.objects << " of the group)\n";
+      out << "   owner: " << describe_object(target, owner.object) << " retains "
+          << human_bytes(owner.retained) << " (" << owner.objects << " of the group)\n";
     }
     if (!leak.path.path.empty()) out << "   path:  " << describe_path(target, leak.path) << "\n";
   }

@@ -38,11 +38,13 @@ int run_info(const std::vector<std::string>& argv) {
         << "  objects:            " << heap->size() << "\n"
         << "  references:         " << r.references << " (" << r.missing_references
         << " to objects absent from the dump)\n"
-        << "  root records:       " << r.root_records << " in " << heap->roots().size() << " categories\n"
+        << "  root records:       " << r.root_records << " in " << heap->roots().size()
+        << " categories\n"
         << "  shapes:             " << r.shapes << "\n"
         << "  allocation tracing: " << (r.traced ? "yes" : "no") << "\n"
         << "  broken lines:       " << r.broken_lines << "\n"
-        << "  duplicate addresses:" << " " << r.duplicate_addresses << "\n"
+        << "  duplicate addresses:"
+        << " " << r.duplicate_addresses << "\n"
         << "  resident:           " << heap->bytes_used() / (1024 * 1024) << " MiB ("
         << summary.at("bytesPerObject").to_number<double>() << " bytes per object)\n"
         << "  load time:          " << r.seconds << " s\n";

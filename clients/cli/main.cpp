@@ -9,7 +9,8 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(heapleak - find why a Ruby process leaks memory, from ObjectSpace.dump_all dumps
+constexpr const char* kUsage =
+    R"(heapleak - find why a Ruby process leaks memory, from ObjectSpace.dump_all dumps
 
 usage:
   heapleak stats A B [C] [--by class|site|generation] [--json] [-o FILE]

@@ -53,7 +53,8 @@ int run_owner(const std::vector<std::string>& argv) {
   for (Address address : addresses) {
     auto index = heap->find(address);
     if (!index) {
-      return report_error(make_error(ErrorReason::kUnknownAddress, format_address(address) + " is not in " + args.positional[0]));
+      return report_error(make_error(ErrorReason::kUnknownAddress,
+                                     format_address(address) + " is not in " + args.positional[0]));
     }
     objects.push_back(*index);
   }
@@ -71,13 +72,15 @@ int run_owner(const std::vector<std::string>& argv) {
       out << "Owner: " << describe_object(*heap, report.owner.object) << " retains "
           << human_bytes(report.owner.retained) << "\n";
     } else {
-      out << "No single object owns all " << report.set.size() << " objects; owners of its parts:\n";
+      out << "No single object owns all " << report.set.size()
+          << " objects; owners of its parts:\n";
       for (const auto& owner : report.owners) {
-        out << "  " << describe_object(*heap, owner.object) << " retains " << human_bytes(owner.retained) << " ("
-            << owner.objects << " objects)\n";
+        out << "  " << describe_object(*heap, owner.object) << " retains "
+            << human_bytes(owner.retained) << " (" << owner.objects << " objects)\n";
       }
     }
-    if (!report.owner_path.path.empty()) out << "Path:  " << describe_path(*heap, report.owner_path) << "\n";
+    if (!report.owner_path.path.empty())
+      out << "Path:  " << describe_path(*heap, report.owner_path) << "\n";
     out << "Merged shortest paths from the GC roots:\n";
     print_tree(out, report.merged_paths, 0);
     text = out.str();

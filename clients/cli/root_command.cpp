@@ -29,14 +29,16 @@ std::vector<Address> parse_addresses(const std::vector<std::string>& texts) {
   std::vector<Address> addresses;
   for (const auto& text : texts) {
     auto address = parse_address(text);
-    if (!address) throw UsageError{"'" + text + "' is not an address (expected 0x followed by hex digits)"};
+    if (!address)
+      throw UsageError{"'" + text + "' is not an address (expected 0x followed by hex digits)"};
     addresses.push_back(*address);
   }
   return addresses;
 }
 
 int run_root(const std::vector<std::string>& argv) {
-  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--min-samples", "--max-visits", "-o"}});
+  const Args args =
+      parse_args(argv, {{"--json", "--help", "-h"}, {"--min-samples", "--max-visits", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -58,12 +60,14 @@ int run_root(const std::vector<std::string>& argv) {
   }
   if (report->result.retainer == kNoObject) {
     std::cerr << "heapleak: no common retainer: "
-              << (report->result.budget_exhausted ? "the search gave up after visiting "
-                                                    + std::to_string(report->result.visited) + " references"
-                                                  : "no object holds all the samples")
+              << (report->result.budget_exhausted
+                      ? "the search gave up after visiting " +
+                            std::to_string(report->result.visited) + " references"
+                      : "no object holds all the samples")
               << " (try --min-samples)\n";
   }
-  const std::string text = args.has("--json") ? to_json_text(retainer_json(*heap, *report)) : report->dot;
+  const std::string text =
+      args.has("--json") ? to_json_text(retainer_json(*heap, *report)) : report->dot;
   if (!write_output(args, text)) return kExitInput;
   if (report->result.retainer == kNoObject) return kExitNoAnswer;
   return report->unknown.empty() ? kExitOk : kExitUnknownAddress;

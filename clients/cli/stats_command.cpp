@@ -26,7 +26,8 @@ options:
 
 constexpr std::size_t kTextSamples = 6;
 
-std::string render_text(const Heap& target, const LeakDiff& diff, std::size_t samples, std::size_t limit) {
+std::string render_text(const Heap& target, const LeakDiff& diff, std::size_t samples,
+                        std::size_t limit) {
   std::ostringstream out;
   out << "Potentially leaked objects:\n";
   std::size_t shown = 0;
@@ -47,7 +48,8 @@ std::string render_text(const Heap& target, const LeakDiff& diff, std::size_t sa
 }  // namespace
 
 int run_stats(const std::vector<std::string>& argv) {
-  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--by", "--samples", "--limit", "-o"}});
+  const Args args =
+      parse_args(argv, {{"--json", "--help", "-h"}, {"--by", "--samples", "--limit", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -57,15 +59,17 @@ int run_stats(const std::vector<std::string>& argv) {
   }
   LeakDiffOptions options;
   options.group_by = group_by_option(args);
-  const std::size_t samples = args.value("--samples") ? parse_count("--samples", *args.value("--samples"))
-                                                      : kTextSamples;
-  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
+  const std::size_t samples =
+      args.value("--samples") ? parse_count("--samples", *args.value("--samples")) : kTextSamples;
+  const std::size_t limit =
+      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
 
   // The diff needs no references: load identity columns only, the dumps in parallel.
   LoadOptions identity_only;
   identity_only.build_edges = false;
   int exit_code = kExitOk;
-  const auto heaps = load_all_or_report(args.positional, std::vector(args.positional.size(), identity_only), exit_code);
+  const auto heaps = load_all_or_report(
+      args.positional, std::vector(args.positional.size(), identity_only), exit_code);
   if (heaps.empty()) return exit_code;
 
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
@@ -76,7 +80,8 @@ int run_stats(const std::vector<std::string>& argv) {
   if (args.has("--json")) {
     auto json = leak_diff_json(*heaps[1], diff);
     json["groupBy"] = group_by_name(options.group_by);
-    if (limit != 0 && json["groups"].as_array().size() > limit) json["groups"].as_array().resize(limit);
+    if (limit != 0 && json["groups"].as_array().size() > limit)
+      json["groups"].as_array().resize(limit);
     text = to_json_text(json);
   } else {
     text = render_text(*heaps[1], diff, samples, limit);

@@ -15,7 +15,8 @@ std::string describe_object(const Heap& heap, ObjectIndex i) {
 std::string describe_path(const Heap& heap, const RootPath& path) {
   if (path.path.empty()) return "(not reachable from a GC root)";
   std::string text = "ROOT " + path.root;
-  for (ObjectIndex i : path.path) text += " -> " + format_address(heap.address(i)) + " " + object_key(heap, i);
+  for (ObjectIndex i : path.path)
+    text += " -> " + format_address(heap.address(i)) + " " + object_key(heap, i);
   return text;
 }
 

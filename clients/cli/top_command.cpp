@@ -13,7 +13,8 @@
 namespace heapleak::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: heapleak top HEAP [--by object|class] [--limit N] [--json] [-o FILE]
+constexpr const char* kHelp =
+    R"(usage: heapleak top HEAP [--by object|class] [--limit N] [--json] [-o FILE]
 
 The objects that keep the most memory alive (retained size: their own memsize
 plus everything only they hold), or the classes (--by class), and the
@@ -31,11 +32,15 @@ int run_top(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1) throw UsageError{"expects one dump"};
   const std::string by = args.value("--by").value_or("object");
   if (by != "object" && by != "class") throw UsageError{"--by expects object or class"};
-  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
+  const std::size_t limit =
+      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
   if (!heap) return exit_code;
-  if (args.has("--json")) return write_output(args, to_json_text(top_retainers_json(*heap, limit, by == "class"))) ? kExitOk : kExitInput;
+  if (args.has("--json"))
+    return write_output(args, to_json_text(top_retainers_json(*heap, limit, by == "class")))
+               ? kExitOk
+               : kExitInput;
 
   const DominatorTree& tree = heap->dominators();
   std::ostringstream out;
@@ -44,11 +49,13 @@ int run_top(const std::vector<std::string>& argv) {
       << human_bytes(tree.unreachable_bytes()) << "):\n";
   if (by == "class") {
     for (const auto& entry : top_retainers_by_class(*heap, limit)) {
-      out << "  " << human_bytes(entry.retained) << "  " << entry.key << " (" << entry.count << " objects)\n";
+      out << "  " << human_bytes(entry.retained) << "  " << entry.key << " (" << entry.count
+          << " objects)\n";
     }
   } else {
     for (const auto& entry : top_retainers(*heap, limit)) {
-      out << "  " << human_bytes(entry.retained) << "  " << describe_object(*heap, entry.object) << "\n";
+      out << "  " << human_bytes(entry.retained) << "  " << describe_object(*heap, entry.object)
+          << "\n";
     }
   }
   const auto dups = duplicate_strings(*heap, 5);
@@ -57,7 +64,8 @@ int run_top(const std::vector<std::string>& argv) {
     for (const auto& dup : dups) {
       const auto value = string_value_json(*heap, dup.samples.front());
       out << "  " << dup.count << " copies, " << human_bytes(dup.wasted) << " wasted: "
-          << (value.is_string() ? boost::json::serialize(value) : format_address(heap->address(dup.samples.front())))
+          << (value.is_string() ? boost::json::serialize(value)
+                                : format_address(heap->address(dup.samples.front())))
           << "\n";
     }
   }

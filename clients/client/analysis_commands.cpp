@@ -1,7 +1,6 @@
 // stats, root, path: the leak diff, the common retainer (as a graph) and the
 // path from a GC root, with heaps named by id, name or dump path.
 #include <boost/json.hpp>
-
 #include <iostream>
 
 #include "clients/client/commands.h"
@@ -40,11 +39,13 @@ int run_stats(CommandContext& ctx) {
   const json::value* total = member(result, "total");
   const std::uint64_t group_count = num(result, "groupCount");
   std::cout << term.paint(str(result, "target") + " vs " + str(result, "baseline") +
-                              (member(result, "later") ? ", still alive in " + str(result, "later") : std::string()),
+                              (member(result, "later") ? ", still alive in " + str(result, "later")
+                                                       : std::string()),
                           "1")
             << ": " << grouped(total ? num(*total, "count") : 0) << " objects, "
-            << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " in " << grouped(group_count)
-            << (group_count == 1 ? " group" : " groups") << " by " << str(result, "groupBy") << "\n";
+            << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " in "
+            << grouped(group_count) << (group_count == 1 ? " group" : " groups") << " by "
+            << str(result, "groupBy") << "\n";
   Table table({{"GROUP", false, true, ""},
                {"COUNT", true, false, ""},
                {"BYTES", true, false, ""},
@@ -59,7 +60,8 @@ int run_stats(CommandContext& ctx) {
       if (list && list->is_array()) {
         for (const auto& address : list->as_array()) {
           if (k++ == kSamplesShown) break;
-          if (address.is_string()) samples += (samples.empty() ? "" : " ") + std::string(address.as_string());
+          if (address.is_string())
+            samples += (samples.empty() ? "" : " ") + std::string(address.as_string());
         }
       }
       table.add({str(group, "key"), grouped(num(group, "count")),
@@ -73,7 +75,8 @@ int run_stats(CommandContext& ctx) {
   }
   if (const json::value* warnings = member(result, "warnings"); warnings && warnings->is_array()) {
     for (const auto& warning : warnings->as_array()) {
-      if (warning.is_string()) std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
+      if (warning.is_string())
+        std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
     }
   }
   return kExitOk;
@@ -84,8 +87,10 @@ int run_root(CommandContext& ctx) {
   const GraphOutput graph = graph_output(args, ctx.json());
   const std::string& output = graph.file;
   json::array addresses;
-  for (std::size_t k = 1; k < args.positionals.size(); ++k) addresses.emplace_back(args.positionals[k]);
-  json::object params{{"heap", resolve_heap(ctx, args.positionals[0])}, {"addresses", std::move(addresses)}};
+  for (std::size_t k = 1; k < args.positionals.size(); ++k)
+    addresses.emplace_back(args.positionals[k]);
+  json::object params{{"heap", resolve_heap(ctx, args.positionals[0])},
+                      {"addresses", std::move(addresses)}};
   if (args.value("--min-samples")) params["minSamples"] = args.number("--min-samples", 0);
   if (args.value("--max-nodes")) params["maxNodes"] = args.number("--max-nodes", 0);
   const json::value result = ctx.rpc().call_or_throw("root", std::move(params));
@@ -99,28 +104,33 @@ int run_root(CommandContext& ctx) {
   }
   const json::value* retainer = member(result, "retainerObject");
   const json::value* sample_list = member(result, "samples");
-  const std::size_t sample_count = sample_list && sample_list->is_array() ? sample_list->as_array().size() : 0;
+  const std::size_t sample_count =
+      sample_list && sample_list->is_array() ? sample_list->as_array().size() : 0;
   std::string summary;
   if (retainer) {
-    summary = "retainer " + describe(*retainer) + ": holds " + std::to_string(num(result, "samplesReached")) + " of " +
-              std::to_string(sample_count) + " samples at distance " + std::to_string(num(result, "distance"));
+    summary = "retainer " + describe(*retainer) + ": holds " +
+              std::to_string(num(result, "samplesReached")) + " of " +
+              std::to_string(sample_count) + " samples at distance " +
+              std::to_string(num(result, "distance"));
   } else {
-    summary = "no common retainer: " + std::string(flag(result, "budgetExhausted")
-                                                       ? "the search gave up after visiting " +
-                                                             grouped(num(result, "visited")) + " objects (--max-nodes)"
-                                                       : "no single object holds the samples (try --min-samples)");
+    summary = "no common retainer: " +
+              std::string(flag(result, "budgetExhausted")
+                              ? "the search gave up after visiting " +
+                                    grouped(num(result, "visited")) + " objects (--max-nodes)"
+                              : "no single object holds the samples (try --min-samples)");
   }
   write_graph(graph, str(result, "dot"));
   // stdout carries the graph unless it went to a file; the summary goes where it does no harm.
-  (output.empty() ? std::cerr : std::cout) << summary << (output.empty() ? "" : "; graph written to " + output)
-                                           << "\n";
+  (output.empty() ? std::cerr : std::cout)
+      << summary << (output.empty() ? "" : "; graph written to " + output) << "\n";
   return retainer ? kExitOk : kExitNoAnswer;
 }
 
 int run_path(CommandContext& ctx) {
   const Args& args = ctx.args();
   const json::value result = ctx.rpc().call_or_throw(
-      "pathToRoot", json::object{{"heap", resolve_heap(ctx, args.positionals[0])}, {"address", args.positionals[1]}});
+      "pathToRoot", json::object{{"heap", resolve_heap(ctx, args.positionals[0])},
+                                 {"address", args.positionals[1]}});
   if (ctx.json()) {
     print_json(std::cout, result);
     return kExitOk;

@@ -15,7 +15,8 @@ namespace {
 
 int run_page(CommandContext& ctx, const char* method) {
   const Args& args = ctx.args();
-  json::object params{{"heap", resolve_heap(ctx, args.positionals[0])}, {"address", args.positionals[1]}};
+  json::object params{{"heap", resolve_heap(ctx, args.positionals[0])},
+                      {"address", args.positionals[1]}};
   if (args.value("--offset")) params["offset"] = args.number("--offset", 0);
   if (args.value("--limit")) params["limit"] = args.number("--limit", 100);
   const json::value result = ctx.rpc().call_or_throw(method, std::move(params));
@@ -36,7 +37,8 @@ int run_page(CommandContext& ctx, const char* method) {
     for (const auto& brief : items->as_array()) table.add(brief_row(brief));
     table.print(std::cout, ctx.term());
   }
-  std::cout << (count ? std::to_string(offset + 1) + "-" + std::to_string(offset + count) + " of " : "0 of ")
+  std::cout << (count ? std::to_string(offset + 1) + "-" + std::to_string(offset + count) + " of "
+                      : "0 of ")
             << grouped(total) << " " << method << " of " << str(result, "address");
   if (offset + count < total) std::cout << " (next page: --offset " << offset + count << ")";
   std::cout << "\n";
@@ -48,7 +50,8 @@ int run_page(CommandContext& ctx, const char* method) {
 int run_inspect(CommandContext& ctx) {
   const Args& args = ctx.args();
   const json::value result = ctx.rpc().call_or_throw(
-      "object", json::object{{"heap", resolve_heap(ctx, args.positionals[0])}, {"address", args.positionals[1]}});
+      "object", json::object{{"heap", resolve_heap(ctx, args.positionals[0])},
+                             {"address", args.positionals[1]}});
   if (ctx.json()) {
     print_json(std::cout, result);
     return kExitOk;
@@ -62,11 +65,13 @@ int run_inspect(CommandContext& ctx) {
   };
   if (auto where = location(result); !where.empty()) fields.emplace_back("allocated at", where);
   if (auto method = str(result, "method"); !method.empty()) fields.emplace_back("method", method);
-  if (member(result, "generation")) fields.emplace_back("generation", std::to_string(num(result, "generation")));
+  if (member(result, "generation"))
+    fields.emplace_back("generation", std::to_string(num(result, "generation")));
   fields.emplace_back("references", grouped(num(result, "referencesCount")));
   fields.emplace_back("referrers", grouped(num(result, "referrersCount")));
   fields.emplace_back("heap", str(result, "heap"));
-  if (auto error = str(result, "recordError"); !error.empty()) fields.emplace_back("record error", error);
+  if (auto error = str(result, "recordError"); !error.empty())
+    fields.emplace_back("record error", error);
   print_fields(std::cout, ctx.term(), fields);
   if (const json::value* record = member(result, "record"); record && record->is_object()) {
     std::cout << ctx.term().paint("record:", "1") << "\n";

@@ -95,7 +95,8 @@ Args parse_args(const std::vector<std::string>& argv) {
       inline_value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     }
-    const bool takes_value = contains(kGlobalValueOptions, arg) || (spec && contains(spec->value_options, arg));
+    const bool takes_value =
+        contains(kGlobalValueOptions, arg) || (spec && contains(spec->value_options, arg));
     const bool is_flag = contains(kGlobalFlags, arg) || (spec && contains(spec->flag_options, arg));
     if (takes_value) {
       if (inline_value) {

@@ -16,7 +16,7 @@ struct CommandSpec {
   std::vector<std::string> value_options;  // "--name", "-o" ...: take a value
   std::vector<std::string> flag_options;   // "--notifications" ...
   std::size_t min_positionals = 0;
-  std::size_t max_positionals = 0;         // SIZE_MAX: any number
+  std::size_t max_positionals = 0;  // SIZE_MAX: any number
 };
 
 struct Args {

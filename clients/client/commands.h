@@ -7,20 +7,20 @@
 
 namespace heapleak::client {
 
-int run_load(CommandContext& ctx);        // heap_commands.cpp
+int run_load(CommandContext& ctx);  // heap_commands.cpp
 int run_list(CommandContext& ctx);
 int run_unload(CommandContext& ctx);
 int run_stop(CommandContext& ctx);
-int run_stats(CommandContext& ctx);       // analysis_commands.cpp
+int run_stats(CommandContext& ctx);  // analysis_commands.cpp
 int run_root(CommandContext& ctx);
 int run_path(CommandContext& ctx);
-int run_explain(CommandContext& ctx);     // ownership_commands.cpp
+int run_explain(CommandContext& ctx);  // ownership_commands.cpp
 int run_owner(CommandContext& ctx);
 int run_top(CommandContext& ctx);
 int run_retained(CommandContext& ctx);
-int run_inspect(CommandContext& ctx);     // browse_commands.cpp
+int run_inspect(CommandContext& ctx);  // browse_commands.cpp
 int run_referrers(CommandContext& ctx);
 int run_references(CommandContext& ctx);
-int run_rpc(CommandContext& ctx);         // rpc_command.cpp
+int run_rpc(CommandContext& ctx);  // rpc_command.cpp
 
 }  // namespace heapleak::client

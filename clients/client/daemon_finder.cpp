@@ -62,8 +62,8 @@ pid_t start_daemon(const std::string& binary, const std::string& socket, unsigne
     ::dup2(log_fd >= 0 ? log_fd : null_fd, 1);
     ::dup2(log_fd >= 0 ? log_fd : null_fd, 2);
     if (::chdir("/") != 0) _exit(126);  // loads get absolute paths; pin no directory
-    ::execl(binary.c_str(), binary.c_str(), "--listen", listen.c_str(), "--idle-timeout", idle.c_str(),
-            static_cast<char*>(nullptr));
+    ::execl(binary.c_str(), binary.c_str(), "--listen", listen.c_str(), "--idle-timeout",
+            idle.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   if (log_fd >= 0) ::close(log_fd);
@@ -85,8 +85,9 @@ std::optional<std::string> find_heapleakd(std::string& searched) {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     // Installed side by side, or this build tree (clients/client/ next to daemon/).
-    for (const fs::path& candidate : {self.parent_path() / "heapleakd",
-                                      self.parent_path().parent_path().parent_path() / "daemon" / "heapleakd"}) {
+    for (const fs::path& candidate :
+         {self.parent_path() / "heapleakd",
+          self.parent_path().parent_path().parent_path() / "daemon" / "heapleakd"}) {
       searched += "  " + candidate.lexically_normal().string() + "\n";
       if (is_executable(candidate)) return candidate.lexically_normal().string();
     }
@@ -128,11 +129,13 @@ std::optional<Transport> reach_daemon(const DaemonOptions& options) {
 
   auto binary = find_heapleakd(searched);
   if (!binary) {
-    throw unreachable("no heapleakd is listening on " + socket + " and none was found to start; looked in:\n" +
-                      searched + "(build it, put it on PATH, or set HEAPLEAKD)");
+    throw unreachable("no heapleakd is listening on " + socket +
+                      " and none was found to start; looked in:\n" + searched +
+                      "(build it, put it on PATH, or set HEAPLEAKD)");
   }
   // The daemon makes the directory too, but the log lives beside the socket.
-  const fs::path dir = fs::path(socket).parent_path().empty() ? fs::path(".") : fs::path(socket).parent_path();
+  const fs::path dir =
+      fs::path(socket).parent_path().empty() ? fs::path(".") : fs::path(socket).parent_path();
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     fs::create_directories(dir, ec);
@@ -140,10 +143,11 @@ std::optional<Transport> reach_daemon(const DaemonOptions& options) {
   }
   const fs::path log = dir / (fs::path(socket).filename().string() + ".log");
   const pid_t pid = start_daemon(*binary, socket, options.idle_timeout, log);
-  if (pid < 0) throw unreachable("cannot fork to start heapleakd: " + std::string(std::strerror(errno)));
+  if (pid < 0)
+    throw unreachable("cannot fork to start heapleakd: " + std::string(std::strerror(errno)));
   if (options.announce) {
-    std::cerr << "heapleak-client: started heapleakd (pid " << pid << ") on " << socket << ", idle timeout "
-              << options.idle_timeout << " s, log " << log.string() << "\n";
+    std::cerr << "heapleak-client: started heapleakd (pid " << pid << ") on " << socket
+              << ", idle timeout " << options.idle_timeout << " s, log " << log.string() << "\n";
   }
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   bool exited = false;
@@ -158,8 +162,9 @@ std::optional<Transport> reach_daemon(const DaemonOptions& options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   if (!exited) ::kill(pid, SIGTERM);
-  throw unreachable("heapleakd did not start listening on " + socket + (exited ? " (it exited)" : " in time") +
-                    "; its log " + log.string() + " says:" + log_tail(log));
+  throw unreachable("heapleakd did not start listening on " + socket +
+                    (exited ? " (it exited)" : " in time") + "; its log " + log.string() +
+                    " says:" + log_tail(log));
 }
 
 }  // namespace heapleak::client

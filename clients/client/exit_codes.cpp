@@ -13,11 +13,16 @@ struct ReasonCode {
 };
 
 constexpr ReasonCode kReasons[] = {
-    {"noAnswer", kExitNoAnswer},         {"fileNotFound", kExitFileNotFound},
-    {"unknownAddress", kExitUnknownAddress}, {"notReadable", kExitNotReadable},
-    {"notAHeapDump", kExitNotAHeapDump}, {"corruptInput", kExitCorruptInput},
-    {"unknownHeap", kExitUnknownHeap},   {"overBudget", kExitOverBudget},
-    {"invalidArgument", kExitInvalidArgument}, {"cancelled", kExitCancelled},
+    {"noAnswer", kExitNoAnswer},
+    {"fileNotFound", kExitFileNotFound},
+    {"unknownAddress", kExitUnknownAddress},
+    {"notReadable", kExitNotReadable},
+    {"notAHeapDump", kExitNotAHeapDump},
+    {"corruptInput", kExitCorruptInput},
+    {"unknownHeap", kExitUnknownHeap},
+    {"overBudget", kExitOverBudget},
+    {"invalidArgument", kExitInvalidArgument},
+    {"cancelled", kExitCancelled},
 };
 
 std::string_view reason_of(const json::object& error) {

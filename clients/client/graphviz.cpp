@@ -38,8 +38,8 @@ std::string graphviz_install_hint() {
          "or print the graph as dot (the default, or --format dot) and render it elsewhere.";
 }
 
-std::string render_graph(const std::string& dot_binary, const std::string& dot_text, const std::string& format,
-                         const std::string& output) {
+std::string render_graph(const std::string& dot_binary, const std::string& dot_text,
+                         const std::string& format, const std::string& output) {
   int input[2];
   if (::pipe2(input, O_CLOEXEC) != 0) return std::strerror(errno);
   int out_fd = 1;
@@ -92,7 +92,8 @@ GraphOutput graph_output(const Args& args, bool json) {
     out.dot_binary = find_dot();
     if (!out.dot_binary) throw ClientError{kExitNoGraphviz, graphviz_install_hint()};
     if (out.format == "png" && out.file.empty() && ::isatty(1)) {
-      throw ClientError{kExitUsage, "--format png writes binary data; give -o FILE or redirect stdout"};
+      throw ClientError{kExitUsage,
+                        "--format png writes binary data; give -o FILE or redirect stdout"};
     }
   }
   return out;
@@ -106,7 +107,8 @@ void write_graph(const GraphOutput& out, const std::string& dot_text) {
     } else {
       write_file(out.file, dot_text);
     }
-  } else if (std::string error = render_graph(*out.dot_binary, dot_text, out.format, out.file); !error.empty()) {
+  } else if (std::string error = render_graph(*out.dot_binary, dot_text, out.format, out.file);
+             !error.empty()) {
     throw ClientError{kExitDaemonError, error};
   }
 }

@@ -18,8 +18,8 @@ std::string graphviz_install_hint();
 
 // Renders `dot_text` as `format` (svg or png) into `output` ("" = stdout).
 // Returns an error message, or "" on success.
-std::string render_graph(const std::string& dot_binary, const std::string& dot_text, const std::string& format,
-                         const std::string& output);
+std::string render_graph(const std::string& dot_binary, const std::string& dot_text,
+                         const std::string& format, const std::string& output);
 
 // Where a command's graph goes: --format dot|svg|png and -o FILE.
 struct GraphOutput {

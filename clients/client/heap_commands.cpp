@@ -44,7 +44,8 @@ int run_list(CommandContext& ctx) {
   std::string loading;
   if (const json::value* names = member(result, "loading"); names && names->is_array()) {
     for (const auto& name : names->as_array()) {
-      if (name.is_string()) loading += (loading.empty() ? "" : ", ") + std::string(name.as_string());
+      if (name.is_string())
+        loading += (loading.empty() ? "" : ", ") + std::string(name.as_string());
     }
   }
   if (!loading.empty()) loading = "loading: " + loading + "\n";
@@ -70,7 +71,8 @@ int run_list(CommandContext& ctx) {
   table.print(std::cout, ctx.term());
   const std::uint64_t max = num(result, "maxBytes");
   std::cout << "memory: " << human_bytes(static_cast<double>(num(result, "usedBytes"))) << " used"
-            << (max ? " of " + human_bytes(static_cast<double>(max)) + " (--max-memory)" : std::string(", no limit"))
+            << (max ? " of " + human_bytes(static_cast<double>(max)) + " (--max-memory)"
+                    : std::string(", no limit"))
             << "\n"
             << loading;
   return kExitOk;

@@ -31,7 +31,8 @@ std::string absolute_path(const std::string& path) {
   return (ec ? fs::path(path) : absolute).lexically_normal().string();
 }
 
-json::value load_with_progress(CommandContext& ctx, const std::string& path, const std::optional<std::string>& name) {
+json::value load_with_progress(CommandContext& ctx, const std::string& path,
+                               const std::optional<std::string>& name) {
   static int next_token = 1;
   json::object params{{"path", path},
                       {"workDoneToken", "heapleak-client-" + std::to_string(::getpid()) + "-" +
@@ -39,9 +40,10 @@ json::value load_with_progress(CommandContext& ctx, const std::string& path, con
   if (name) params["name"] = *name;
   ProgressBar bar(ctx.term().stderr_tty, ctx.term().width);
   RpcClient& rpc = ctx.rpc();
-  auto result = rpc.call_or_throw("loadHeap", std::move(params), [&bar](std::string_view method, const json::value& p) {
-    if (method == "$/progress") bar.update(p);
-  });
+  auto result = rpc.call_or_throw("loadHeap", std::move(params),
+                                  [&bar](std::string_view method, const json::value& p) {
+                                    if (method == "$/progress") bar.update(p);
+                                  });
   bar.clear();
   return result;
 }

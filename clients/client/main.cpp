@@ -20,13 +20,20 @@ using Runner = int (*)(CommandContext&);
 
 Runner runner_for(const std::string& command) {
   static const std::pair<const char*, Runner> table[] = {
-      {"load", run_load},       {"list", run_list},
-      {"unload", run_unload},   {"stop", run_stop},
-      {"stats", run_stats},     {"root", run_root},
-      {"path", run_path},       {"explain", run_explain},
-      {"owner", run_owner},     {"top", run_top},
-      {"retained", run_retained}, {"inspect", run_inspect},
-      {"referrers", run_referrers}, {"references", run_references},
+      {"load", run_load},
+      {"list", run_list},
+      {"unload", run_unload},
+      {"stop", run_stop},
+      {"stats", run_stats},
+      {"root", run_root},
+      {"path", run_path},
+      {"explain", run_explain},
+      {"owner", run_owner},
+      {"top", run_top},
+      {"retained", run_retained},
+      {"inspect", run_inspect},
+      {"referrers", run_referrers},
+      {"references", run_references},
       {"rpc", run_rpc},
   };
   for (const auto& [name, run] : table) {

@@ -4,13 +4,14 @@
 #include <fstream>
 
 #include "clients/client/exit_codes.h"
-
 #include "clients/client/terminal.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
 
-void print_json(std::ostream& out, const json::value& result) { out << json::serialize(result) << "\n"; }
+void print_json(std::ostream& out, const json::value& result) {
+  out << json::serialize(result) << "\n";
+}
 
 const json::value* member(const json::value& object, std::string_view key) {
   return object.is_object() ? object.as_object().if_contains(key) : nullptr;
@@ -25,7 +26,8 @@ std::uint64_t num(const json::value& object, std::string_view key) {
   const json::value* value = member(object, key);
   if (!value) return 0;
   if (value->is_uint64()) return value->as_uint64();
-  if (value->is_int64()) return value->as_int64() < 0 ? 0 : static_cast<std::uint64_t>(value->as_int64());
+  if (value->is_int64())
+    return value->as_int64() < 0 ? 0 : static_cast<std::uint64_t>(value->as_int64());
   if (value->is_double()) return static_cast<std::uint64_t>(value->as_double());
   return 0;
 }

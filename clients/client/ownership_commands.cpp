@@ -2,7 +2,6 @@
 // dominator tree (the ownership methods of docs/protocol.md). Text as the
 // one-shot `heapleak explain|owner|top` prints it; --json as it came.
 #include <boost/json.hpp>
-
 #include <iostream>
 #include <map>
 
@@ -18,9 +17,10 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t kDefaultExplained = 10;  // groups explained in the text form, as `heapleak explain`
-constexpr std::size_t kOwnersShown = 3;        // owners per group in the text form
-constexpr std::size_t kDuplicateStrings = 5;   // `top`'s second section, as `heapleak top`
+constexpr std::size_t kDefaultExplained =
+    10;                                  // groups explained in the text form, as `heapleak explain`
+constexpr std::size_t kOwnersShown = 3;  // owners per group in the text form
+constexpr std::size_t kDuplicateStrings = 5;  // `top`'s second section, as `heapleak top`
 
 // Class keys of addresses ("CLASS:Leaky", "ARRAY"), asked with `retained`
 // (the dominator tree is already built; no dump record is read) and
@@ -32,7 +32,8 @@ class KeyCache {
   std::string key(const std::string& address) {
     auto [it, fresh] = keys_.try_emplace(address);
     if (!fresh) return it->second;
-    RpcReply reply = ctx_.rpc().call("retained", json::object{{"heap", heap_}, {"address", address}});
+    RpcReply reply =
+        ctx_.rpc().call("retained", json::object{{"heap", heap_}, {"address", address}});
     if (reply.error) {
       // Ctrl-C still ends the command; any other failure only loses the key.
       if (exit_code_for_error(*reply.error) == kExitCancelled) throw error_from_reply(*reply.error);
@@ -81,17 +82,21 @@ std::string bytes(const json::value& object, std::string_view key) {
 void print_warnings(const json::value& result) {
   if (const json::value* warnings = member(result, "warnings"); warnings && warnings->is_array()) {
     for (const auto& warning : warnings->as_array()) {
-      if (warning.is_string()) std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
+      if (warning.is_string())
+        std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
     }
   }
 }
 
-void print_tree(std::ostream& out, const Terminal& term, const json::value& node, std::size_t depth) {
+void print_tree(std::ostream& out, const Terminal& term, const json::value& node,
+                std::size_t depth) {
   const json::value* children = member(node, "children");
   if (!children || !children->is_array()) return;
   for (const auto& child : children->as_array()) {
-    std::string line = std::string(2 * depth + 2, ' ') + str(child, "key") + " (" + grouped(num(child, "count")) + ")";
-    if (auto example = str(child, "example"); !example.empty()) line += "  " + term.paint("e.g. " + example, "36");
+    std::string line = std::string(2 * depth + 2, ' ') + str(child, "key") + " (" +
+                       grouped(num(child, "count")) + ")";
+    if (auto example = str(child, "example"); !example.empty())
+      line += "  " + term.paint("e.g. " + example, "36");
     out << line << "\n";
     print_tree(out, term, child, depth + 1);
   }
@@ -107,7 +112,8 @@ const json::array* array_of(const json::value& object, std::string_view key) {
 int run_explain(CommandContext& ctx) {
   json::object params = leak_diff_params(ctx, kDefaultExplained);
   const std::string baseline(params["baseline"].as_string());
-  const std::string later = params.contains("later") ? std::string(params["later"].as_string()) : std::string();
+  const std::string later =
+      params.contains("later") ? std::string(params["later"].as_string()) : std::string();
   const json::value result = ctx.rpc().call_or_throw("explain", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);
@@ -115,18 +121,21 @@ int run_explain(CommandContext& ctx) {
   }
   const Terminal& term = ctx.term();
   const json::value* total = member(result, "total");
-  std::cout << term.paint("Leaks by bytes retained", "1") << " (" << grouped(total ? num(*total, "count") : 0)
-            << " objects, " << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " new in "
-            << str(result, "target") << " since " << baseline << (later.empty() ? "" : ", still alive in " + later)
-            << "):\n";
+  std::cout << term.paint("Leaks by bytes retained", "1") << " ("
+            << grouped(total ? num(*total, "count") : 0) << " objects, "
+            << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " new in "
+            << str(result, "target") << " since " << baseline
+            << (later.empty() ? "" : ", still alive in " + later) << "):\n";
   KeyCache keys(ctx, str(result, "target"));
   std::size_t rank = 0;
   if (const json::array* leaks = array_of(result, "leaks")) {
     for (const auto& leak : *leaks) {
-      std::cout << ++rank << ". " << term.paint(str(leak, "key"), "1") << ": " << grouped(num(leak, "count"))
-                << " objects, " << bytes(leak, "memsize") << ", retaining " << bytes(leak, "retained") << "\n";
+      std::cout << ++rank << ". " << term.paint(str(leak, "key"), "1") << ": "
+                << grouped(num(leak, "count")) << " objects, " << bytes(leak, "memsize")
+                << ", retaining " << bytes(leak, "retained") << "\n";
       const json::array* owners = array_of(leak, "owners");
-      if (!owners || owners->empty()) std::cout << "   owner: none (not reachable from a GC root)\n";
+      if (!owners || owners->empty())
+        std::cout << "   owner: none (not reachable from a GC root)\n";
       std::size_t shown = 0;
       std::size_t skipped = 0;
       if (owners) {
@@ -138,7 +147,8 @@ int run_explain(CommandContext& ctx) {
           }
           ++shown;
           std::cout << "   owner: " << term.paint(describe_brief(owner), "36") << " retains "
-                    << bytes(owner, "retained") << " (" << grouped(num(owner, "objects")) << " of the group)\n";
+                    << bytes(owner, "retained") << " (" << grouped(num(owner, "objects"))
+                    << " of the group)\n";
         }
       }
       if (skipped) std::cout << "   ... " << skipped << " more owners (--json lists them)\n";
@@ -147,7 +157,8 @@ int run_explain(CommandContext& ctx) {
       }
     }
   }
-  if (rank == 0) std::cout << "nothing to explain: no objects are new in " << str(result, "target") << "\n";
+  if (rank == 0)
+    std::cout << "nothing to explain: no objects are new in " << str(result, "target") << "\n";
   print_warnings(result);
   return kExitOk;
 }
@@ -158,9 +169,11 @@ int run_owner(CommandContext& ctx) {
   const bool as_graph = args.value("--format") || args.value("-o");
   const GraphOutput graph = graph_output(args, ctx.json());
   json::array addresses;
-  for (std::size_t k = 1; k < args.positionals.size(); ++k) addresses.emplace_back(args.positionals[k]);
+  for (std::size_t k = 1; k < args.positionals.size(); ++k)
+    addresses.emplace_back(args.positionals[k]);
   const json::value result = ctx.rpc().call_or_throw(
-      "owner", json::object{{"heap", resolve_heap(ctx, args.positionals[0])}, {"addresses", std::move(addresses)}});
+      "owner", json::object{{"heap", resolve_heap(ctx, args.positionals[0])},
+                            {"addresses", std::move(addresses)}});
   const std::uint64_t reachable = num(result, "objects");
   const int code = reachable == 0 ? kExitNoAnswer : kExitOk;
   if (ctx.json()) {
@@ -174,14 +187,14 @@ int run_owner(CommandContext& ctx) {
   const json::value* owner = member(result, "owner");
   const bool has_owner = owner && owner->is_object();
   if (as_graph) {
-    std::string summary = has_owner ? "owner " + describe_brief(*owner) + " retains " + bytes(*owner, "retained")
-                          : reachable == 0 ? std::string("none of the objects is reachable from a GC root")
-                                           : "no single object owns all " + grouped(reachable) + " objects";
+    std::string summary =
+        has_owner ? "owner " + describe_brief(*owner) + " retains " + bytes(*owner, "retained")
+        : reachable == 0 ? std::string("none of the objects is reachable from a GC root")
+                         : "no single object owns all " + grouped(reachable) + " objects";
     write_graph(graph, str(result, "dot"));
     // stdout carries the graph unless it went to a file, as `root`.
-    (graph.file.empty() ? std::cerr : std::cout) << summary
-                                                 << (graph.file.empty() ? "" : "; graph written to " + graph.file)
-                                                 << "\n";
+    (graph.file.empty() ? std::cerr : std::cout)
+        << summary << (graph.file.empty() ? "" : "; graph written to " + graph.file) << "\n";
     return code;
   }
   const Terminal& term = ctx.term();
@@ -189,23 +202,27 @@ int run_owner(CommandContext& ctx) {
   if (reachable == 0) {
     std::cout << "None of the objects is reachable from a GC root.\n";
   } else if (has_owner) {
-    std::cout << term.paint("Owner:", "1") << " " << term.paint(describe_brief(*owner), "36") << " retains "
-              << bytes(*owner, "retained") << "\n";
+    std::cout << term.paint("Owner:", "1") << " " << term.paint(describe_brief(*owner), "36")
+              << " retains " << bytes(*owner, "retained") << "\n";
   } else {
-    std::cout << term.paint("No single object owns all " + grouped(reachable) + " objects; owners of its parts:", "1")
+    std::cout << term.paint("No single object owns all " + grouped(reachable) +
+                                " objects; owners of its parts:",
+                            "1")
               << "\n";
     if (const json::array* owners = array_of(result, "owners")) {
       for (const auto& part : *owners) {
-        const std::string who = str(part, "address").empty() ? std::string("(a GC root itself)") : describe_brief(part);
-        std::cout << "  " << who << " retains " << bytes(part, "retained") << " (" << grouped(num(part, "objects"))
-                  << " objects)\n";
+        const std::string who =
+            str(part, "address").empty() ? std::string("(a GC root itself)") : describe_brief(part);
+        std::cout << "  " << who << " retains " << bytes(part, "retained") << " ("
+                  << grouped(num(part, "objects")) << " objects)\n";
       }
     }
   }
   if (const json::array* path = array_of(result, "path"); path && !path->empty()) {
     std::cout << term.paint("Path:", "1") << "  " << keys.path(result) << "\n";
   }
-  if (const json::array* unreachable = array_of(result, "unreachable"); unreachable && !unreachable->empty()) {
+  if (const json::array* unreachable = array_of(result, "unreachable");
+      unreachable && !unreachable->empty()) {
     std::cout << grouped(unreachable->size()) << " of the objects "
               << (unreachable->size() == 1 ? "is" : "are") << " not reachable from a GC root\n";
   }
@@ -223,8 +240,8 @@ int run_top(CommandContext& ctx) {
   if (auto by = args.value("--by")) params["groupBy"] = *by;
   if (args.value("--limit")) params["limit"] = args.number("--limit", 20);
   json::value result = ctx.rpc().call_or_throw("topRetainers", std::move(params));
-  const json::value strings =
-      ctx.rpc().call_or_throw("duplicateStrings", json::object{{"heap", heap}, {"limit", kDuplicateStrings}});
+  const json::value strings = ctx.rpc().call_or_throw(
+      "duplicateStrings", json::object{{"heap", heap}, {"limit", kDuplicateStrings}});
   if (ctx.json()) {
     // topRetainers' result, with duplicateStrings' list alongside.
     if (result.is_object()) {
@@ -240,22 +257,25 @@ int run_top(CommandContext& ctx) {
   std::cout << term.paint(std::string("Retained by ") + (classes ? "class" : "object"), "1") << " ("
             << grouped(num(result, "reachable")) << " objects reachable from GC roots, "
             << grouped(unreachable ? num(*unreachable, "count") : 0) << " unreachable holding "
-            << human_bytes(static_cast<double>(unreachable ? num(*unreachable, "memsize") : 0)) << ") in "
-            << str(result, "heap") << ":\n";
+            << human_bytes(static_cast<double>(unreachable ? num(*unreachable, "memsize") : 0))
+            << ") in " << str(result, "heap") << ":\n";
   if (classes) {
-    Table table({{"RETAINED", true, false, ""}, {"KEY", false, true, "36"}, {"OBJECTS", true, false, ""}});
+    Table table(
+        {{"RETAINED", true, false, ""}, {"KEY", false, true, "36"}, {"OBJECTS", true, false, ""}});
     for (const auto& entry : *classes) {
       table.add({bytes(entry, "retained"), str(entry, "key"), grouped(num(entry, "count"))});
     }
     if (!table.empty()) table.print(std::cout, term);
   } else if (const json::array* retainers = array_of(result, "retainers")) {
-    // As `heapleak top`: retained, the object, where it was allocated (`retained ADDR` tells its dominator).
+    // As `heapleak top`: retained, the object, where it was allocated (`retained ADDR` tells its
+    // dominator).
     Table table({{"RETAINED", true, false, ""},
                  {"ADDRESS", false, false, "36"},
                  {"KEY", false, true, ""},
                  {"LOCATION", false, true, ""}});
     for (const auto& entry : *retainers) {
-      table.add({bytes(entry, "retained"), str(entry, "address"), str(entry, "key"), location(entry)});
+      table.add(
+          {bytes(entry, "retained"), str(entry, "address"), str(entry, "key"), location(entry)});
     }
     if (!table.empty()) table.print(std::cout, term);
   }
@@ -268,11 +288,12 @@ int run_top(CommandContext& ctx) {
     for (const auto& dup : *dups) {
       const json::value* value = member(dup, "value");
       const json::array* samples = array_of(dup, "samples");
-      table.add({grouped(num(dup, "count")), bytes(dup, "wasted"),
-                 value && value->is_string() ? json::serialize(*value) : std::string("(not read back)"),
-                 samples && !samples->empty() && samples->front().is_string()
-                     ? std::string(samples->front().as_string())
-                     : std::string()});
+      table.add(
+          {grouped(num(dup, "count")), bytes(dup, "wasted"),
+           value && value->is_string() ? json::serialize(*value) : std::string("(not read back)"),
+           samples && !samples->empty() && samples->front().is_string()
+               ? std::string(samples->front().as_string())
+               : std::string()});
     }
     table.print(std::cout, term);
   }
@@ -282,8 +303,8 @@ int run_top(CommandContext& ctx) {
 int run_retained(CommandContext& ctx) {
   const Args& args = ctx.args();
   const std::string heap = resolve_heap(ctx, args.positionals[0]);
-  const json::value result =
-      ctx.rpc().call_or_throw("retained", json::object{{"heap", heap}, {"address", args.positionals[1]}});
+  const json::value result = ctx.rpc().call_or_throw(
+      "retained", json::object{{"heap", heap}, {"address", args.positionals[1]}});
   if (ctx.json()) {
     print_json(std::cout, result);
     return kExitOk;

@@ -45,7 +45,9 @@ RpcClient::Wait RpcClient::receive(json::value& message, int timeout_ms) {
       }
       boost::system::error_code ec;
       message = json::parse(std::get<protocol::Frame>(*event).payload, ec);
-      if (ec) throw ClientError{kExitDaemonError, "heapleakd sent something that is not JSON: " + ec.message()};
+      if (ec)
+        throw ClientError{kExitDaemonError,
+                          "heapleakd sent something that is not JSON: " + ec.message()};
       return Wait::kMessage;
     }
     pollfd fds[2] = {{transport_.read_fd(), POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
@@ -55,7 +57,8 @@ RpcClient::Wait RpcClient::receive(json::value& message, int timeout_ms) {
       throw lost(std::strerror(errno));
     }
     if (ready == 0) return Wait::kTimedOut;
-    if (interrupt_fd() >= 0 && (fds[1].revents & POLLIN) && take_interrupts() > 0) return Wait::kInterrupted;
+    if (interrupt_fd() >= 0 && (fds[1].revents & POLLIN) && take_interrupts() > 0)
+      return Wait::kInterrupted;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       char buffer[64 * 1024];
       const long n = transport_.read_some(buffer, sizeof buffer);
@@ -74,7 +77,8 @@ RpcClient::Wait RpcClient::receive(json::value& message, int timeout_ms) {
   }
 }
 
-RpcReply RpcClient::call(std::string_view method, json::value params, const NotificationHandler& on_notification) {
+RpcReply RpcClient::call(std::string_view method, json::value params,
+                         const NotificationHandler& on_notification) {
   const std::int64_t id = next_id_++;
   json::object request{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
   if (!params.is_null()) request["params"] = std::move(params);
@@ -84,9 +88,11 @@ RpcReply RpcClient::call(std::string_view method, json::value params, const Noti
     json::value message;
     const Wait wait = receive(message);
     if (wait == Wait::kInterrupted) {
-      if (cancel_sent) throw ClientError{kExitCancelled, "interrupted again: not waiting for the daemon"};
+      if (cancel_sent)
+        throw ClientError{kExitCancelled, "interrupted again: not waiting for the daemon"};
       cancel_sent = true;
-      std::cerr << "\nheapleak-client: cancelling " << method << " (Ctrl-C again to stop waiting)\n";
+      std::cerr << "\nheapleak-client: cancelling " << method
+                << " (Ctrl-C again to stop waiting)\n";
       notify(protocol::methods::kCancelRequest, json::object{{"id", id}});
       continue;
     }
@@ -126,9 +132,10 @@ json::value RpcClient::call_or_throw(std::string_view method, json::value params
 }
 
 void RpcClient::initialize() {
-  json::object params{{"processId", static_cast<std::int64_t>(::getpid())},
-                      {"clientInfo", json::object{{"name", "heapleak-client"}, {"version", "0.1.0"}}},
-                      {"capabilities", json::object{}}};
+  json::object params{
+      {"processId", static_cast<std::int64_t>(::getpid())},
+      {"clientInfo", json::object{{"name", "heapleak-client"}, {"version", "0.1.0"}}},
+      {"capabilities", json::object{}}};
   RpcReply reply = call(protocol::methods::kInitialize, std::move(params));
   if (reply.error) {
     ClientError error = error_from_reply(*reply.error);

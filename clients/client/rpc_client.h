@@ -21,7 +21,8 @@ struct RpcReply {
   std::optional<boost::json::object> error;
 };
 
-using NotificationHandler = std::function<void(std::string_view method, const boost::json::value& params)>;
+using NotificationHandler =
+    std::function<void(std::string_view method, const boost::json::value& params)>;
 
 class RpcClient {
  public:
@@ -32,7 +33,8 @@ class RpcClient {
 
   // Sends a request and waits for its reply. Throws ClientError: kExitUnreachable
   // when the connection drops, kExitCancelled on a second Ctrl-C.
-  RpcReply call(std::string_view method, boost::json::value params, const NotificationHandler& on_notification = {});
+  RpcReply call(std::string_view method, boost::json::value params,
+                const NotificationHandler& on_notification = {});
 
   // call(), but an error reply throws the ClientError it maps to.
   boost::json::value call_or_throw(std::string_view method, boost::json::value params,

@@ -35,13 +35,15 @@ std::vector<json::value> parse_messages(const std::string& text) {
   std::vector<json::value> messages;
   while (auto event = reader.next()) {
     if (auto* error = std::get_if<protocol::FrameError>(&*event)) {
-      throw ClientError{kExitUsage, "input message " + std::to_string(messages.size() + 1) + ": " + error->message};
+      throw ClientError{kExitUsage, "input message " + std::to_string(messages.size() + 1) + ": " +
+                                        error->message};
     }
     boost::system::error_code ec;
     json::value message = json::parse(std::get<protocol::Frame>(*event).payload, ec);
     if (ec || !(message.is_object() || message.is_array())) {
       throw ClientError{kExitUsage, "input message " + std::to_string(messages.size() + 1) +
-                                        " is not a JSON-RPC object or batch" + (ec ? ": " + ec.message() : "")};
+                                        " is not a JSON-RPC object or batch" +
+                                        (ec ? ": " + ec.message() : "")};
     }
     messages.push_back(std::move(message));
   }
@@ -68,7 +70,8 @@ bool is_method(const json::object& entry, std::string_view name) {
 void absolutize_paths(json::object& entry) {
   if (!is_method(entry, "loadHeap")) return;
   json::value* params = entry.if_contains("params");
-  json::value* path = params && params->is_object() ? params->as_object().if_contains("path") : nullptr;
+  json::value* path =
+      params && params->is_object() ? params->as_object().if_contains("path") : nullptr;
   if (path && path->is_string() && !path->as_string().empty() && path->as_string()[0] != '/') {
     *path = absolute_path(std::string(path->as_string()));
   }
@@ -78,10 +81,12 @@ void absolutize_paths(json::object& entry) {
 
 int run_rpc(CommandContext& ctx) {
   const Args& args = ctx.args();
-  std::vector<json::value> messages = parse_messages(read_input(args.positionals.empty() ? "-" : args.positionals[0]));
+  std::vector<json::value> messages =
+      parse_messages(read_input(args.positionals.empty() ? "-" : args.positionals[0]));
   bool initializes = false;
   for (auto& message : messages) {
-    each_entry(message, [&](json::object& entry) { initializes |= is_method(entry, "initialize"); });
+    each_entry(message,
+               [&](json::object& entry) { initializes |= is_method(entry, "initialize"); });
   }
   RpcClient& rpc = ctx.raw_rpc();
   if (!initializes) rpc.initialize();
@@ -102,10 +107,13 @@ int run_rpc(CommandContext& ctx) {
     while (!pending.empty()) {
       json::value incoming;
       if (rpc.receive(incoming) == RpcClient::Wait::kInterrupted) {
-        if (cancel_sent) throw ClientError{kExitCancelled, "interrupted again: not waiting for the daemon"};
+        if (cancel_sent)
+          throw ClientError{kExitCancelled, "interrupted again: not waiting for the daemon"};
         cancel_sent = true;
-        std::cerr << "\nheapleak-client: cancelling " << pending.size() << " request(s) (Ctrl-C again to stop waiting)\n";
-        for (const auto& id : pending) rpc.notify(protocol::methods::kCancelRequest, json::object{{"id", id}});
+        std::cerr << "\nheapleak-client: cancelling " << pending.size()
+                  << " request(s) (Ctrl-C again to stop waiting)\n";
+        for (const auto& id : pending)
+          rpc.notify(protocol::methods::kCancelRequest, json::object{{"id", id}});
         continue;
       }
       each_entry(incoming, [&](json::object& entry) {

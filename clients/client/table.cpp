@@ -15,15 +15,20 @@ void Table::print(std::ostream& out, const Terminal& term) const {
   std::vector<std::size_t> widths(n);
   for (std::size_t c = 0; c < n; ++c) widths[c] = display_width(columns_[c].title);
   for (const auto& row : rows_) {
-    for (std::size_t c = 0; c < n && c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
+    for (std::size_t c = 0; c < n && c < row.size(); ++c)
+      widths[c] = std::max(widths[c], display_width(row[c]));
   }
   // Shrink the widest flexible column first until the row fits (or nothing can shrink).
-  const auto total = [&] { return std::accumulate(widths.begin(), widths.end(), std::size_t{0}) + kGap * (n - 1); };
+  const auto total = [&] {
+    return std::accumulate(widths.begin(), widths.end(), std::size_t{0}) + kGap * (n - 1);
+  };
   const std::size_t limit = static_cast<std::size_t>(std::max(term.width, 20));
   while (total() > limit) {
     std::size_t widest = n;
     for (std::size_t c = 0; c < n; ++c) {
-      if (columns_[c].flexible && widths[c] > kMinFlexible && (widest == n || widths[c] > widths[widest])) widest = c;
+      if (columns_[c].flexible && widths[c] > kMinFlexible &&
+          (widest == n || widths[c] > widths[widest]))
+        widest = c;
     }
     if (widest == n) break;
     widths[widest] -= std::min(widths[widest] - kMinFlexible, total() - limit);
@@ -51,7 +56,8 @@ void print_fields(std::ostream& out, const Terminal& term,
                   const std::vector<std::pair<std::string, std::string>>& fields) {
   std::size_t key_width = 0;
   for (const auto& [key, value] : fields) key_width = std::max(key_width, display_width(key) + 1);
-  const std::size_t room = static_cast<std::size_t>(std::max<int>(term.width - static_cast<int>(key_width) - 1, 16));
+  const std::size_t room =
+      static_cast<std::size_t>(std::max<int>(term.width - static_cast<int>(key_width) - 1, 16));
   for (const auto& [key, value] : fields) {
     const std::string label = key + ":";
     out << term.paint(label, "1") << std::string(key_width - display_width(label) + 1, ' ')

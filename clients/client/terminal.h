@@ -10,8 +10,8 @@ namespace heapleak::client {
 
 struct Terminal {
   int width = 100;
-  bool color = false;         // ANSI colour on stdout
-  bool stderr_tty = false;    // progress bars on stderr
+  bool color = false;       // ANSI colour on stdout
+  bool stderr_tty = false;  // progress bars on stderr
 
   static Terminal detect();
 

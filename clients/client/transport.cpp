@@ -68,7 +68,8 @@ std::optional<Transport> Transport::connect_unix(const std::string& path, int& e
   return transport;
 }
 
-std::optional<Transport> Transport::spawn(const std::vector<std::string>& argv, std::string& error) {
+std::optional<Transport> Transport::spawn(const std::vector<std::string>& argv,
+                                          std::string& error) {
   int to_child[2];
   int from_child[2];
   if (::pipe2(to_child, O_CLOEXEC) != 0) {

@@ -34,7 +34,8 @@ Lists the heaps the daemon holds: id, name, objects, memory, load time, path.
 
 Drops a heap from the daemon. HEAP is an id (h1), a name, or the loaded file's path.
 )"},
-      {"stats", R"(usage: heapleak-client stats A B [C] [--by class|site|generation] [--limit N] [--samples N] [--json]
+      {"stats",
+       R"(usage: heapleak-client stats A B [C] [--by class|site|generation] [--limit N] [--samples N] [--json]
 
 The leak: objects in B that were not in A (and are still alive in C), grouped.
 A, B and C are heap ids, names or dump paths; a path not loaded yet is loaded
@@ -43,7 +44,8 @@ first, one already loaded is reused.
   --limit N      groups to show (default 20 in the table, all with --json; 0: all)
   --samples N    sample addresses kept per group (default 50)
 )"},
-      {"root", R"(usage: heapleak-client root HEAP ADDR... [-o FILE] [--format dot|svg|png] [--min-samples K] [--max-nodes N] [--json]
+      {"root",
+       R"(usage: heapleak-client root HEAP ADDR... [-o FILE] [--format dot|svg|png] [--min-samples K] [--max-nodes N] [--json]
 
 The nearest object that holds all the sample objects (the leaking cache,
 global or ivar), as a Graphviz graph. Without -o the graph goes to stdout and
@@ -59,7 +61,8 @@ Exit 1 when no common retainer is found (the graph is still written).
 
 The shortest path from a GC root to the object at ADDR.
 )"},
-      {"explain", R"(usage: heapleak-client explain A B [C] [--by class|site|generation] [--limit N] [--json]
+      {"explain",
+       R"(usage: heapleak-client explain A B [C] [--by class|site|generation] [--limit N] [--json]
 
 The answer to start with: the leak diff of `stats` (objects new in B and
 still alive in C, grouped), each group with its owner (the object whose
@@ -72,7 +75,8 @@ heap ids, names or dump paths (loaded first when new); owners are found in B.
 The first ownership command on a heap builds its dominator tree (seconds on
 a multi-gigabyte heap); later ones reuse it.
 )"},
-      {"owner", R"(usage: heapleak-client owner HEAP ADDR... [-o FILE] [--format dot|svg|png] [--json]
+      {"owner",
+       R"(usage: heapleak-client owner HEAP ADDR... [-o FILE] [--format dot|svg|png] [--json]
 
 The owner of the objects: the nearest object every path from a GC root to
 them passes through (freeing it frees them all), the bytes it retains, its
@@ -110,7 +114,8 @@ as it appears in the dump.
 
 The objects that reference ADDR, a page at a time (default: the first 100).
 )"},
-      {"references", R"(usage: heapleak-client references HEAP ADDR [--offset N] [--limit N] [--json]
+      {"references",
+       R"(usage: heapleak-client references HEAP ADDR [--offset N] [--limit N] [--json]
 
 The objects ADDR references, a page at a time (default: the first 100).
 )"},
@@ -162,7 +167,8 @@ The first command starts a resident heapleakd (found next to this program, via
 $HEAPLEAKD, or on PATH) that later commands reuse. `heapleak-client COMMAND
 --help` tells more. Tables fit the terminal (or $COLUMNS); NO_COLOR turns
 colour off.
-)") + kCommon + "\n" + exit_code_table();
+)") + kCommon +
+         "\n" + exit_code_table();
 }
 
 std::string command_usage(const std::string& command) {

@@ -9,7 +9,8 @@ using namespace heapleak::test;
 
 namespace {
 
-RetainerResult retain(const Heap& heap, const std::vector<std::string>& samples, std::size_t k = 0) {
+RetainerResult retain(const Heap& heap, const std::vector<std::string>& samples,
+                      std::size_t k = 0) {
   RetainerQuery query;
   for (const auto& s : samples) query.samples.push_back(index_of(heap, s));
   query.min_samples = k;
@@ -28,7 +29,9 @@ TEST_CASE("the nearest object holding every sample", "[common_retainer]") {
       object_line({"0x10", "OBJECT", "", {"0x20"}}),
       object_line({"0x20", "ARRAY", "", {"0x101", "0x102", "0x103"}}),
       object_line({"0x30", "HASH", "", {"0x101"}}),
-      object_line({"0x101", "STRING"}), object_line({"0x102", "STRING"}), object_line({"0x103", "STRING"}),
+      object_line({"0x101", "STRING"}),
+      object_line({"0x102", "STRING"}),
+      object_line({"0x103", "STRING"}),
   }));
   auto r = retain(*heap, {"0x101", "0x102", "0x103"});
   CHECK(address_of(*heap, r.retainer) == "0x20");
@@ -37,15 +40,18 @@ TEST_CASE("the nearest object holding every sample", "[common_retainer]") {
   for (const auto& path : r.paths) CHECK(path.front() == r.retainer);
 }
 
-TEST_CASE("samples at different depths (where the seed stopped at a 2-of-4 node)", "[common_retainer]") {
+TEST_CASE("samples at different depths (where the seed stopped at a 2-of-4 node)",
+          "[common_retainer]") {
   // root 0x10 holds a (0x20) and b (0x30); a holds s1, s2; b -> c (0x40) -> s3, s4
   auto heap = load_text(join_lines({
       object_line({"0x10", "ARRAY", "", {"0x20", "0x30"}}),
       object_line({"0x20", "ARRAY", "", {"0x101", "0x102"}}),
       object_line({"0x30", "ARRAY", "", {"0x40"}}),
       object_line({"0x40", "ARRAY", "", {"0x103", "0x104"}}),
-      object_line({"0x101", "STRING"}), object_line({"0x102", "STRING"}),
-      object_line({"0x103", "STRING"}), object_line({"0x104", "STRING"}),
+      object_line({"0x101", "STRING"}),
+      object_line({"0x102", "STRING"}),
+      object_line({"0x103", "STRING"}),
+      object_line({"0x104", "STRING"}),
   }));
   auto r = retain(*heap, {"0x101", "0x102", "0x103", "0x104"});
   CHECK(address_of(*heap, r.retainer) == "0x10");
@@ -74,7 +80,8 @@ TEST_CASE("the answer does not depend on the order of the samples", "[common_ret
   auto heap = load_text(join_lines({
       object_line({"0x10", "ARRAY", "", {"0x101", "0x102"}}),
       object_line({"0x11", "ARRAY", "", {"0x101", "0x102"}}),
-      object_line({"0x101", "STRING"}), object_line({"0x102", "STRING"}),
+      object_line({"0x101", "STRING"}),
+      object_line({"0x102", "STRING"}),
   }));
   auto a = retain(*heap, {"0x101", "0x102"});
   auto b = retain(*heap, {"0x102", "0x101"});
@@ -83,9 +90,9 @@ TEST_CASE("the answer does not depend on the order of the samples", "[common_ret
 }
 
 TEST_CASE("no common retainer, and a long chain without a depth cap", "[common_retainer]") {
-  std::vector<std::string> lines = {object_line({"0x101", "STRING"}), object_line({"0x102", "STRING"}),
-                                    object_line({"0x20", "ARRAY", "", {"0x101"}}),
-                                    object_line({"0x30", "ARRAY", "", {"0x102"}})};
+  std::vector<std::string> lines = {
+      object_line({"0x101", "STRING"}), object_line({"0x102", "STRING"}),
+      object_line({"0x20", "ARRAY", "", {"0x101"}}), object_line({"0x30", "ARRAY", "", {"0x102"}})};
   SECTION("disjoint") {
     auto heap = load_text(join_lines(lines));
     auto r = retain(*heap, {"0x101", "0x102"});
@@ -108,13 +115,15 @@ TEST_CASE("no common retainer, and a long chain without a depth cap", "[common_r
 }
 
 TEST_CASE("one sample: its nearest referrer", "[common_retainer]") {
-  auto heap = load_text(join_lines({object_line({"0x20", "ARRAY", "", {"0x101"}}), object_line({"0x101", "STRING"})}));
+  auto heap = load_text(join_lines(
+      {object_line({"0x20", "ARRAY", "", {"0x101"}}), object_line({"0x101", "STRING"})}));
   auto r = retain(*heap, {"0x101"});
   CHECK(address_of(*heap, r.retainer) == "0x20");
 }
 
 TEST_CASE("a visit budget ends a hopeless search with a clear flag", "[common_retainer]") {
-  std::vector<std::string> lines = {object_line({"0x101", "STRING"}), object_line({"0x102", "STRING"})};
+  std::vector<std::string> lines = {object_line({"0x101", "STRING"}),
+                                    object_line({"0x102", "STRING"})};
   std::string below = "0x101";
   for (int k = 0; k < 100; ++k) {
     std::string above = "0x" + std::to_string(1000 + k);

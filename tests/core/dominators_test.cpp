@@ -30,7 +30,8 @@ std::shared_ptr<const Heap> to_heap(const Graph& g) {
   for (int v = 0; v < g.n; ++v) {
     std::vector<std::string> refs;
     for (int w : g.edges[v]) refs.push_back(addr(w));
-    lines.push_back(object_line({addr(v), "ARRAY", "", refs, "\"memsize\":" + std::to_string(g.memsize[v])}));
+    lines.push_back(
+        object_line({addr(v), "ARRAY", "", refs, "\"memsize\":" + std::to_string(g.memsize[v])}));
   }
   return load_text(join_lines(lines));
 }
@@ -169,7 +170,9 @@ TEST_CASE("a long chain needs no recursion", "[dominators]") {
   for (int k = 0; k < n; ++k) {
     std::vector<std::string> refs;
     if (k + 1 < n) refs.push_back(format_address(0x100000 + 0x28 * (k + 1)));
-    text += object_line({format_address(0x100000 + 0x28 * k), "ARRAY", "", refs, "\"memsize\":40"}) + "\n";
+    text +=
+        object_line({format_address(0x100000 + 0x28 * k), "ARRAY", "", refs, "\"memsize\":40"}) +
+        "\n";
   }
   auto heap = load_text(text);
   const DominatorTree& tree = heap->dominators();

@@ -31,10 +31,12 @@ TEST_CASE("dot in the seed's style: rankdir=RL, samples blue, labelled", "[dot_g
   CHECK_THAT(dot, Catch::StartsWith("# heapleak root"));
   CHECK_THAT(dot, Catch::Contains("digraph leak {"));
   CHECK_THAT(dot, Catch::Contains("rankdir=RL"));
-  CHECK_THAT(dot, Catch::Contains("\"0x101\" [color=blue, fontcolor=blue, label=\"0x101\\nSTRING\\nleak.rb:4\"]"));
+  CHECK_THAT(dot,
+             Catch::Contains(
+                 "\"0x101\" [color=blue, fontcolor=blue, label=\"0x101\\nSTRING\\nleak.rb:4\"]"));
   CHECK_THAT(dot, Catch::Contains("\"0x20\" [color=red, penwidth=2"));
   CHECK_THAT(dot, Catch::Contains("\"0x20\" -> \"0x101\";"));
-  CHECK_THAT(dot, Catch::Contains("\"0x10\" -> \"0x20\";"));     // the retainer's root path
+  CHECK_THAT(dot, Catch::Contains("\"0x10\" -> \"0x20\";"));  // the retainer's root path
   CHECK_THAT(dot, Catch::Contains("\"ROOT:global_tbl\" -> \"0x10\";"));
   CHECK_THAT(dot, Catch::Contains("CLASS:Leaky"));
   CHECK(dot.find("0x103") == std::string::npos);  // not a sample, not on a path

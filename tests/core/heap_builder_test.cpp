@@ -27,7 +27,8 @@ TEST_CASE("references become CSR edges in both directions", "[heap_builder]") {
       object_line({"0x200", "STRING"}),
       object_line({"0x300", "HASH", "", {"0x200"}}),
   }));
-  const ObjectIndex a = index_of(*heap, "0x100"), s = index_of(*heap, "0x200"), h = index_of(*heap, "0x300");
+  const ObjectIndex a = index_of(*heap, "0x100"), s = index_of(*heap, "0x200"),
+                    h = index_of(*heap, "0x300");
   // duplicates collapse to one edge; the absent 0x999 is counted, not fatal
   CHECK(std::vector<ObjectIndex>(heap->references(a).begin(), heap->references(a).end()) ==
         std::vector<ObjectIndex>{s, h});
@@ -50,8 +51,7 @@ TEST_CASE("duplicate addresses keep the first record", "[heap_builder]") {
 
 TEST_CASE("classes resolve to names; IMEMO class fields are ignored", "[heap_builder]") {
   auto heap = load_text(join_lines({
-      class_line("0x10", "User"),
-      object_line({"0x100", "OBJECT", "0x10"}),
+      class_line("0x10", "User"), object_line({"0x100", "OBJECT", "0x10"}),
       object_line({"0x200", "IMEMO", "0x10", {}, R"("imemo_type":"env")"}),
       object_line({"0x300", "OBJECT", "0x77"}),  // class not in the dump
   }));
@@ -94,7 +94,8 @@ TEST_CASE("roots name their categories; missing targets are counted", "[heap_bui
 TEST_CASE("without edges the heap keeps identity columns only", "[heap_builder]") {
   LoadOptions options;
   options.build_edges = false;
-  auto heap = load_text(join_lines({object_line({"0x100", "ARRAY", "", {"0x200"}}), object_line({"0x200", "STRING"})}),
+  auto heap = load_text(join_lines({object_line({"0x100", "ARRAY", "", {"0x200"}}),
+                                    object_line({"0x200", "STRING"})}),
                         options);
   CHECK_FALSE(heap->has_edges());
   CHECK(heap->references(0).empty());
@@ -104,18 +105,23 @@ TEST_CASE("without edges the heap keeps identity columns only", "[heap_builder]"
 TEST_CASE("resident memory stays within the per-object budget", "[heap_builder]") {
   std::vector<std::string> lines;
   for (int k = 0; k < 20000; ++k) {
-    lines.push_back(object_line({"0x" + std::to_string(100000 + k), "ARRAY", "",
+    lines.push_back(object_line({"0x" + std::to_string(100000 + k),
+                                 "ARRAY",
+                                 "",
                                  {"0x" + std::to_string(100000 + (k + 1) % 20000)}}));
   }
   auto heap = load_text(join_lines(lines));
   CHECK(heap->bytes_used() / heap->size() <= 100);
 }
 
-TEST_CASE("interleaved page runs merge by address, duplicates keep the first in file", "[heap_builder]") {
+TEST_CASE("interleaved page runs merge by address, duplicates keep the first in file",
+          "[heap_builder]") {
   // Runs: [0x100 0x400 0x700] [0x200 0x500] [0x150 0x400 0x900] [0x800] [0x050 0x060]:
   // they overlap, share an address and include runs that are wholly apart.
   std::vector<std::string> lines;
-  auto add = [&](const char* address, const char* type) { lines.push_back(object_line({address, type})); };
+  auto add = [&](const char* address, const char* type) {
+    lines.push_back(object_line({address, type}));
+  };
   add("0x100", "STRING");
   add("0x400", "STRING");  // the first 0x400: kept
   add("0x700", "STRING");
@@ -128,9 +134,11 @@ TEST_CASE("interleaved page runs merge by address, duplicates keep the first in 
   add("0x050", "STRING");
   add("0x060", "STRING");
   auto heap = load_text(join_lines(lines));
-  const std::vector<Address> expected{0x50, 0x60, 0x100, 0x150, 0x200, 0x400, 0x500, 0x700, 0x800, 0x900};
+  const std::vector<Address> expected{0x50,  0x60,  0x100, 0x150, 0x200,
+                                      0x400, 0x500, 0x700, 0x800, 0x900};
   REQUIRE(heap->size() == expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(heap->address(static_cast<ObjectIndex>(i)) == expected[i]);
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    CHECK(heap->address(static_cast<ObjectIndex>(i)) == expected[i]);
   CHECK(heap->type(index_of(*heap, "0x400")) == ObjectType::kString);
   CHECK(heap->report().duplicate_addresses == 1);
 }

@@ -10,8 +10,10 @@ using namespace heapleak::test;
 namespace {
 
 bool same(const std::string& x_line, const std::string& y_line, const std::string& shared = "") {
-  auto x = load_text(join_lines({class_line("0x10", "User"), class_line("0x20", "Admin"), shared, x_line}));
-  auto y = load_text(join_lines({class_line("0x30", "User"), class_line("0x40", "Admin"), shared, y_line}));
+  auto x = load_text(
+      join_lines({class_line("0x10", "User"), class_line("0x20", "Admin"), shared, x_line}));
+  auto y = load_text(
+      join_lines({class_line("0x30", "User"), class_line("0x40", "Admin"), shared, y_line}));
   const auto rule = IdentityRule::between(*x, *y);
   return same_object(rule, *x, index_of(*x, "0x100"), *y, index_of(*y, "0x100"));
 }
@@ -20,7 +22,8 @@ bool same(const std::string& x_line, const std::string& y_line, const std::strin
 
 TEST_CASE("class addresses may move: the class name decides", "[identity]") {
   CHECK(same(object_line({"0x100", "OBJECT", "0x10"}), object_line({"0x100", "OBJECT", "0x30"})));
-  CHECK_FALSE(same(object_line({"0x100", "OBJECT", "0x10"}), object_line({"0x100", "OBJECT", "0x40"})));
+  CHECK_FALSE(
+      same(object_line({"0x100", "OBJECT", "0x10"}), object_line({"0x100", "OBJECT", "0x40"})));
 }
 
 TEST_CASE("type and value tell a reused slot apart", "[identity]") {
@@ -32,19 +35,26 @@ TEST_CASE("type and value tell a reused slot apart", "[identity]") {
 }
 
 TEST_CASE("with tracing, generation and allocation site must agree", "[identity]") {
-  CHECK_FALSE(same(object_line({"0x100", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"}),
-                   object_line({"0x100", "OBJECT", "0x30", {}, R"("file":"a.rb", "line":1, "generation":5)"})));
-  CHECK_FALSE(same(object_line({"0x100", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"}),
-                   object_line({"0x100", "OBJECT", "0x30", {}, R"("file":"a.rb", "line":2, "generation":3)"})));
-  CHECK(same(object_line({"0x100", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"}),
-             object_line({"0x100", "OBJECT", "0x30", {}, R"("file":"a.rb", "line":1, "generation":3)"})));
+  CHECK_FALSE(same(
+      object_line({"0x100", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"}),
+      object_line({"0x100", "OBJECT", "0x30", {}, R"("file":"a.rb", "line":1, "generation":5)"})));
+  CHECK_FALSE(same(
+      object_line({"0x100", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"}),
+      object_line({"0x100", "OBJECT", "0x30", {}, R"("file":"a.rb", "line":2, "generation":3)"})));
+  CHECK(same(
+      object_line({"0x100", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"}),
+      object_line({"0x100", "OBJECT", "0x30", {}, R"("file":"a.rb", "line":1, "generation":3)"})));
 }
 
 TEST_CASE("without tracing, a different first reference means a different object", "[identity]") {
-  const std::string shared = join_lines({object_line({"0x200", "STRING"}), object_line({"0x300", "STRING"})});
-  CHECK_FALSE(same(object_line({"0x100", "ARRAY", "", {"0x200"}}), object_line({"0x100", "ARRAY", "", {"0x300"}}), shared));
-  CHECK(same(object_line({"0x100", "ARRAY", "", {"0x200"}}), object_line({"0x100", "ARRAY", "", {"0x200", "0x300"}}), shared));
-  CHECK(same(object_line({"0x100", "ARRAY"}), object_line({"0x100", "ARRAY", "", {"0x300"}}), shared));
+  const std::string shared =
+      join_lines({object_line({"0x200", "STRING"}), object_line({"0x300", "STRING"})});
+  CHECK_FALSE(same(object_line({"0x100", "ARRAY", "", {"0x200"}}),
+                   object_line({"0x100", "ARRAY", "", {"0x300"}}), shared));
+  CHECK(same(object_line({"0x100", "ARRAY", "", {"0x200"}}),
+             object_line({"0x100", "ARRAY", "", {"0x200", "0x300"}}), shared));
+  CHECK(same(object_line({"0x100", "ARRAY"}), object_line({"0x100", "ARRAY", "", {"0x300"}}),
+             shared));
 }
 
 TEST_CASE("the rule says which fields it compared", "[identity]") {

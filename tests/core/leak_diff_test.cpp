@@ -15,28 +15,33 @@ std::vector<std::string> addresses(const Heap& heap, const std::vector<ObjectInd
   return out;
 }
 
-const std::string kClasses = join_lines({class_line("0x10", "User"), class_line("0x20", "Session")});
+const std::string kClasses =
+    join_lines({class_line("0x10", "User"), class_line("0x20", "Session")});
 
 }  // namespace
 
 TEST_CASE("3-dump diff: new in B and still alive in C", "[leak_diff]") {
-  auto a = load_text(kClasses + join_lines({
-      object_line({"0x100", "OBJECT", "0x10"}),                            // long-lived
-      object_line({"0x200", "STRING", "", {}, R"("value":"old")"}),        // slot reused in B
-  }));
-  auto b = load_text(kClasses + join_lines({
-      object_line({"0x100", "OBJECT", "0x10"}),
-      object_line({"0x200", "STRING", "", {}, R"("value":"leak 1")"}),     // new: value differs
-      object_line({"0x300", "OBJECT", "0x10"}),                            // new, leaked
-      object_line({"0x400", "OBJECT", "0x20"}),                            // new, freed before C
-      object_line({"0x500", "OBJECT", "0x20"}),                            // new, slot reused in C
-  }));
+  auto a = load_text(
+      kClasses +
+      join_lines({
+          object_line({"0x100", "OBJECT", "0x10"}),                      // long-lived
+          object_line({"0x200", "STRING", "", {}, R"("value":"old")"}),  // slot reused in B
+      }));
+  auto b = load_text(
+      kClasses +
+      join_lines({
+          object_line({"0x100", "OBJECT", "0x10"}),
+          object_line({"0x200", "STRING", "", {}, R"("value":"leak 1")"}),  // new: value differs
+          object_line({"0x300", "OBJECT", "0x10"}),                         // new, leaked
+          object_line({"0x400", "OBJECT", "0x20"}),                         // new, freed before C
+          object_line({"0x500", "OBJECT", "0x20"}),                         // new, slot reused in C
+      }));
   auto c = load_text(kClasses + join_lines({
-      object_line({"0x100", "OBJECT", "0x10"}),
-      object_line({"0x200", "STRING", "", {}, R"("value":"leak 1")"}),
-      object_line({"0x300", "OBJECT", "0x10"}),
-      object_line({"0x500", "OBJECT", "0x10"}),                            // other class now
-  }));
+                                    object_line({"0x100", "OBJECT", "0x10"}),
+                                    object_line({"0x200", "STRING", "", {}, R"("value":"leak 1")"}),
+                                    object_line({"0x300", "OBJECT", "0x10"}),
+                                    object_line({"0x500", "OBJECT", "0x10"}),  // other class now
+                                }));
   const LeakDiff diff = diff_heaps(*a, *b, c.get());
   CHECK(diff.three_way);
   CHECK(addresses(*b, diff.leaked) == std::vector<std::string>{"0x200", "0x300"});
@@ -47,15 +52,20 @@ TEST_CASE("3-dump diff: new in B and still alive in C", "[leak_diff]") {
   SECTION("the 2-dump diff is B - A") {
     const LeakDiff two = diff_heaps(*a, *b, nullptr);
     CHECK_FALSE(two.three_way);
-    CHECK(addresses(*b, two.leaked) == std::vector<std::string>{"0x200", "0x300", "0x400", "0x500"});
+    CHECK(addresses(*b, two.leaked) ==
+          std::vector<std::string>{"0x200", "0x300", "0x400", "0x500"});
   }
 }
 
 TEST_CASE("groups are sorted by count, carry memsize and every sample", "[leak_diff]") {
   auto a = load_text(kClasses);
   std::vector<std::string> lines;
-  for (int k = 0; k < 5; ++k) lines.push_back(object_line({"0x10" + std::to_string(k) + "0", "OBJECT", "0x10", {}, R"("memsize":40)"}));
-  for (int k = 0; k < 3; ++k) lines.push_back(object_line({"0x20" + std::to_string(k) + "0", "STRING", "", {}, R"("memsize":100)"}));
+  for (int k = 0; k < 5; ++k)
+    lines.push_back(
+        object_line({"0x10" + std::to_string(k) + "0", "OBJECT", "0x10", {}, R"("memsize":40)"}));
+  for (int k = 0; k < 3; ++k)
+    lines.push_back(
+        object_line({"0x20" + std::to_string(k) + "0", "STRING", "", {}, R"("memsize":100)"}));
   lines.push_back(object_line({"0x300", "DATA", "0x20", {}, R"("struct":"mutex")"}));
   auto b = load_text(kClasses + join_lines(lines));
   const LeakDiff diff = diff_heaps(*a, *b, b.get());
@@ -76,11 +86,16 @@ TEST_CASE("groups are sorted by count, carry memsize and every sample", "[leak_d
 
 TEST_CASE("grouping by allocation site and by generation", "[leak_diff]") {
   auto a = load_text(kClasses);
-  auto b = load_text(kClasses + join_lines({
-      object_line({"0x100", "STRING", "", {}, R"("file":"app/cache.rb", "line":12, "generation":5)"}),
-      object_line({"0x200", "STRING", "", {}, R"("file":"app/cache.rb", "line":12, "generation":6)"}),
-      object_line({"0x300", "OBJECT", "0x10", {}, R"("file":"app/user.rb", "line":3, "generation":6)"}),
-  }));
+  auto b = load_text(
+      kClasses +
+      join_lines({
+          object_line(
+              {"0x100", "STRING", "", {}, R"("file":"app/cache.rb", "line":12, "generation":5)"}),
+          object_line(
+              {"0x200", "STRING", "", {}, R"("file":"app/cache.rb", "line":12, "generation":6)"}),
+          object_line(
+              {"0x300", "OBJECT", "0x10", {}, R"("file":"app/user.rb", "line":3, "generation":6)"}),
+      }));
   LeakDiffOptions by_site;
   by_site.group_by = GroupBy::kSite;
   auto diff = diff_heaps(*a, *b, nullptr, by_site);
@@ -102,7 +117,8 @@ TEST_CASE("compacted dumps are detected and diffed by content fingerprint", "[le
     std::vector<std::string> lines;
     int slot = 0;
     auto add = [&](const std::string& v) {
-      lines.push_back(object_line({format_address(base + 0x28 * slot++), "STRING", "", {}, value(v)}));
+      lines.push_back(
+          object_line({format_address(base + 0x28 * slot++), "STRING", "", {}, value(v)}));
     };
     for (int k = 0; k < 2000; ++k) add("long-lived " + std::to_string(k));
     for (int k = 0; k < leaked; ++k) add("leak " + std::to_string(k));
@@ -126,6 +142,7 @@ TEST_CASE("compacted dumps are detected and diffed by content fingerprint", "[le
 
 TEST_CASE("free slots (NONE) are never reported", "[leak_diff]") {
   auto a = load_text(kClasses);
-  auto b = load_text(kClasses + join_lines({object_line({"0x100", "NONE"}), object_line({"0x200", "STRING"})}));
+  auto b = load_text(
+      kClasses + join_lines({object_line({"0x100", "NONE"}), object_line({"0x200", "STRING"})}));
   CHECK(diff_heaps(*a, *b, b.get()).total_count == 1);
 }

@@ -46,10 +46,11 @@ TEST_CASE("plain and gzip dumps load the same heap; gzip is found by magic bytes
 
 TEST_CASE("broken lines are skipped, counted and reported by line number", "[loader]") {
   std::string text = small_dump();
-  text += std::string("{\"address\":\"0x400\", \"type\":\"OBJECT\", \"method\":\"x") + '\0' + "\"}\n";  // line 6
-  text += "garbage\n";                                                                               // line 7
-  text += object_line({"0x500", "OBJECT", "0x10", {}}) + "\n";                                       // line 8
-  text += R"({"address":"0x600", "type":"OBJ)";                                                      // line 9, cut
+  text += std::string("{\"address\":\"0x400\", \"type\":\"OBJECT\", \"method\":\"x") + '\0' +
+          "\"}\n";                                              // line 6
+  text += "garbage\n";                                          // line 7
+  text += object_line({"0x500", "OBJECT", "0x10", {}}) + "\n";  // line 8
+  text += R"({"address":"0x600", "type":"OBJ)";                 // line 9, cut
   auto heap = load_text(text);
   CHECK(heap->size() == 5);
   CHECK(heap->report().broken_lines == 3);
@@ -61,7 +62,8 @@ TEST_CASE("broken lines are skipped, counted and reported by line number", "[loa
 TEST_CASE("a line longer than the read block is read whole", "[loader]") {
   std::vector<std::string> refs;
   for (int k = 0; k < 20000; ++k) refs.push_back("0x" + std::to_string(100000 + k));
-  std::string text = join_lines({object_line({"0x100", "ARRAY", "", refs}), object_line({"0x200", "OBJECT"})});
+  std::string text =
+      join_lines({object_line({"0x100", "ARRAY", "", refs}), object_line({"0x200", "OBJECT"})});
   LoadOptions options;
   options.block_size = 4096;  // the first line is ~200 KB
   auto heap = load_text(text, options);
@@ -125,7 +127,8 @@ TEST_CASE("files that are not heap dumps get a clear error", "[loader]") {
 
 TEST_CASE("corrupt and truncated gzip are errors, not crashes", "[loader]") {
   std::string text;
-  for (int k = 0; k < 2000; ++k) text += object_line({"0x" + std::to_string(1000 + k), "STRING"}) + "\n";
+  for (int k = 0; k < 2000; ++k)
+    text += object_line({"0x" + std::to_string(1000 + k), "STRING"}) + "\n";
   TempFile gz(text, true);
   std::string bytes;
   {
@@ -184,7 +187,9 @@ TEST_CASE("progress is reported up to the file size", "[loader]") {
 }
 
 namespace {
-std::string fixture(const std::string& name) { return std::string(HEAPLEAK_TEST_DATA_DIR) + "/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(HEAPLEAK_TEST_DATA_DIR) + "/" + name;
+}
 }  // namespace
 
 TEST_CASE("public fixtures: every Ruby generation's records load", "[loader][fixtures]") {
@@ -194,7 +199,8 @@ TEST_CASE("public fixtures: every Ruby generation's records load", "[loader][fix
     CHECK((*heap)->report().broken_lines == 0);
     CHECK((*heap)->roots().size() >= 4);
     bool zombie = false;
-    for (ObjectIndex i = 0; i < (*heap)->size(); ++i) zombie = zombie || (*heap)->type(i) == ObjectType::kZombie;
+    for (ObjectIndex i = 0; i < (*heap)->size(); ++i)
+      zombie = zombie || (*heap)->type(i) == ObjectType::kZombie;
     CHECK(zombie);
   }
   SECTION("Ruby 3.0 with allocation tracing (heap-profiler)") {

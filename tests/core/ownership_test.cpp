@@ -35,7 +35,8 @@ std::shared_ptr<const Heap> cache_heap() {
 
 TEST_CASE("the owner of a set is its lowest common dominator", "[ownership]") {
   auto heap = cache_heap();
-  std::vector<ObjectIndex> users{index_of(*heap, "0x101"), index_of(*heap, "0x102"), index_of(*heap, "0x103")};
+  std::vector<ObjectIndex> users{index_of(*heap, "0x101"), index_of(*heap, "0x102"),
+                                 index_of(*heap, "0x103")};
   const OwnerReport report = find_owner(*heap, users);
   REQUIRE(report.owner.object != kNoObject);
   CHECK(heap->address(report.owner.object) == 0x20);
@@ -67,7 +68,8 @@ TEST_CASE("top retainers by object and by class", "[ownership]") {
   CHECK(heap->address(top[0].object) == 0x10);  // the class holds the hash
   CHECK(top[0].retained == heap->memsize(top[0].object) + 340);
   auto by_class = top_retainers_by_class(*heap, 10);
-  auto user = std::find_if(by_class.begin(), by_class.end(), [](const ClassRetention& c) { return c.key == "User"; });
+  auto user = std::find_if(by_class.begin(), by_class.end(),
+                           [](const ClassRetention& c) { return c.key == "User"; });
   REQUIRE(user != by_class.end());
   CHECK(user->count == 3);
   CHECK(user->retained == 3 * 80);
@@ -84,16 +86,19 @@ TEST_CASE("duplicate strings are grouped by content", "[ownership]") {
 
 TEST_CASE("explain ranks leak groups by retained bytes with owners", "[ownership]") {
   auto a = load_text(join_lines({root_line("vm", {"0x10"}), class_line("0x10", "Cache", {"0x20"}),
-                                 class_line("0x11", "User"), object_line({"0x20", "HASH", "", {}, R"("memsize":100)"})}));
+                                 class_line("0x11", "User"),
+                                 object_line({"0x20", "HASH", "", {}, R"("memsize":100)"})}));
   auto b = cache_heap();
   const LeakDiff diff = diff_heaps(*a, *b, b.get());
   auto explained = explain_leak(*b, diff);
   REQUIRE_FALSE(explained.empty());
-  auto users = std::find_if(explained.begin(), explained.end(), [](const LeakExplanation& e) { return e.group.key == "User"; });
+  auto users = std::find_if(explained.begin(), explained.end(),
+                            [](const LeakExplanation& e) { return e.group.key == "User"; });
   REQUIRE(users != explained.end());
   REQUIRE(users->owners.size() == 1);
   CHECK(b->address(users->owners[0].object) == 0x20);
   CHECK(users->retained == 3 * 80);
   CHECK(users->path.root == "vm");
-  for (std::size_t k = 1; k < explained.size(); ++k) CHECK(explained[k - 1].retained >= explained[k].retained);
+  for (std::size_t k = 1; k < explained.size(); ++k)
+    CHECK(explained[k - 1].retained >= explained[k].retained);
 }

@@ -39,7 +39,8 @@ TEST_CASE("an object record keeps the fields heapleak uses", "[record_parser]") 
 
 TEST_CASE("field order and separators do not matter", "[record_parser]") {
   auto a = parse_line(R"({"type":"STRING","address":"0x1","value":"x","memsize":40})");
-  auto b = parse_line(R"({ "memsize" : 40 , "value" : "x" , "address" : "0x1" , "type" : "STRING" })");
+  auto b =
+      parse_line(R"({ "memsize" : 40 , "value" : "x" , "address" : "0x1" , "type" : "STRING" })");
   REQUIRE(a.kind == RecordKind::kObject);
   REQUIRE(b.kind == RecordKind::kObject);
   CHECK(a.value_hash == b.value_hash);
@@ -52,22 +53,25 @@ TEST_CASE("ROOT and SHAPE records are told apart from objects", "[record_parser]
   REQUIRE(root.kind == RecordKind::kRoot);
   CHECK(root.root_name == "vm");
   CHECK(root.references.size() == 2);
-  auto shape = parse_line(
-      R"({"address":"0x104dd0180", "type":"SHAPE", "id":12, "parent_id":2, "depth":3, )"
-      R"("shape_type":"IVAR","edge_name":"@foo", "edges":17, "memsize":568})");
+  auto shape =
+      parse_line(R"({"address":"0x104dd0180", "type":"SHAPE", "id":12, "parent_id":2, "depth":3, )"
+                 R"("shape_type":"IVAR","edge_name":"@foo", "edges":17, "memsize":568})");
   CHECK(shape.kind == RecordKind::kShape);
 }
 
 TEST_CASE("names of classes, DATA structs and IMEMO kinds", "[record_parser]") {
   CHECK(parse_line(R"({"address":"0x1","type":"CLASS","name":"Foo::Bar"})").own_name == "Foo::Bar");
   CHECK(parse_line(R"({"address":"0x1","type":"DATA","struct":"mutex"})").own_name == "mutex");
-  CHECK(parse_line(R"({"address":"0x1","type":"IMEMO","imemo_type":"callcache"})").own_name == "callcache");
-  CHECK(parse_line(R"({"address":"0x1","type":"ZOMBIE","class":"0x2"})").type == ObjectType::kZombie);
+  CHECK(parse_line(R"({"address":"0x1","type":"IMEMO","imemo_type":"callcache"})").own_name ==
+        "callcache");
+  CHECK(parse_line(R"({"address":"0x1","type":"ZOMBIE","class":"0x2"})").type ==
+        ObjectType::kZombie);
   CHECK(parse_line(R"({"address":"0x1","type":"NEWFANGLED"})").type == ObjectType::kUnknown);
 }
 
 TEST_CASE("FLOAT nan and inf values (quoted by Ruby) parse", "[record_parser]") {
-  auto r = parse_line(R"({"address":"0x7fb1f80a5f08", "type":"FLOAT", "class":"0x7f", "frozen":true, "value":"nan", "memsize":40})");
+  auto r = parse_line(
+      R"({"address":"0x7fb1f80a5f08", "type":"FLOAT", "class":"0x7f", "frozen":true, "value":"nan", "memsize":40})");
   CHECK(r.kind == RecordKind::kObject);
   CHECK(r.value_hash != 0);
 }
@@ -79,13 +83,13 @@ TEST_CASE("each kind of broken line is reported, not parsed", "[record_parser]")
   const std::vector<std::string> broken = {
       nul_line,
       bad_utf8,
-      R"({"address":"0x1", "type":"OBJE)",                         // truncated
+      R"({"address":"0x1", "type":"OBJE)",  // truncated
       "this is not json",
       R"(["an", "array"])",
-      R"({"type":"OBJECT"})",                                      // no address
-      R"({"address":"0x1"})",                                      // no type
-      R"({"address":"0xzz", "type":"OBJECT"})",                    // address not hex
-      R"({"address":"0x1", "type":"OBJECT", "references":"0x2"})", // wrong field type
+      R"({"type":"OBJECT"})",                                       // no address
+      R"({"address":"0x1"})",                                       // no type
+      R"({"address":"0xzz", "type":"OBJECT"})",                     // address not hex
+      R"({"address":"0x1", "type":"OBJECT", "references":"0x2"})",  // wrong field type
       R"({"address":"0x1", "type":"OBJECT", "memsize":"big"})",
       R"({"address":"0x1", "type":"OBJECT"} {"address":"0x2", "type":"OBJECT"})",
   };
@@ -108,12 +112,28 @@ TEST_CASE("deeply nested JSON in an unused field does not crash", "[record_parse
   CHECK((r.kind == RecordKind::kObject || r.kind == RecordKind::kBroken));
 }
 
-TEST_CASE("addresses, references and classes follow parse_address's rules exactly", "[record_parser]") {
+TEST_CASE("addresses, references and classes follow parse_address's rules exactly",
+          "[record_parser]") {
   // The parser reads addresses eight digits at a time; every length, digit
   // case and bad byte at every position must agree with parse_address.
-  std::vector<std::string> texts{"0x", "0x0", "0X1f", "0xABCDEF", "0x7ffe49045f20", "0x1234567", "0x12345678",
-                                 "0x123456789", "0xffffffffffffffff", "0xFFFFFFFFFFFFFFFF", "0x10000000000000000",
-                                 "1x10", "0y10", "x10", "0x-1", "0x 1", "", "0x00000000000000001"};
+  std::vector<std::string> texts{"0x",
+                                 "0x0",
+                                 "0X1f",
+                                 "0xABCDEF",
+                                 "0x7ffe49045f20",
+                                 "0x1234567",
+                                 "0x12345678",
+                                 "0x123456789",
+                                 "0xffffffffffffffff",
+                                 "0xFFFFFFFFFFFFFFFF",
+                                 "0x10000000000000000",
+                                 "1x10",
+                                 "0y10",
+                                 "x10",
+                                 "0x-1",
+                                 "0x 1",
+                                 "",
+                                 "0x00000000000000001"};
   const std::string digits = "0123456789abcdefABCDEF";
   unsigned seed = 12345;
   auto next = [&] { return seed = seed * 1103515245u + 12345u; };
@@ -123,7 +143,8 @@ TEST_CASE("addresses, references and classes follow parse_address's rules exactl
     for (std::size_t k = 0; k < length; ++k) text += digits[(next() >> 8) % digits.size()];
     if (i % 2 == 1) {
       // one character that is not a hex digit (é: bytes above 0x7f), anywhere after the prefix
-      static const char* const kBad[] = {"g", "G", "/", ":", "@", "`", "x", "\x7f", "\x01", "\xc3\xa9"};
+      static const char* const kBad[] = {"g", "G", "/",    ":",    "@",
+                                         "`", "x", "\x7f", "\x01", "\xc3\xa9"};
       text.replace(2 + (next() >> 8) % length, 1, kBad[(next() >> 8) % std::size(kBad)]);
     }
     texts.push_back(text);
@@ -132,7 +153,8 @@ TEST_CASE("addresses, references and classes follow parse_address's rules exactl
     INFO(text);
     const auto expected = parse_address(text);
     for (const std::string shape : {"address", "class", "references"}) {
-      std::string line = R"({"type":"STRING", "address":")" + (shape == "address" ? text : "0x1") + "\"";
+      std::string line =
+          R"({"type":"STRING", "address":")" + (shape == "address" ? text : "0x1") + "\"";
       if (shape == "class") line += R"(, "class":")" + text + "\"";
       if (shape == "references") line += R"(, "references":["0x2", ")" + text + "\"]";
       line += "}";

@@ -9,14 +9,10 @@ using namespace heapleak::test;
 
 TEST_CASE("the shortest path from any GC root", "[root_paths]") {
   auto heap = load_text(join_lines({
-      root_line("vm", {"0x10"}),
-      root_line("global_tbl", {"0x50"}),
-      object_line({"0x10", "OBJECT", "", {"0x20"}}),
-      object_line({"0x20", "OBJECT", "", {"0x30"}}),
-      object_line({"0x30", "OBJECT", "", {"0x40"}}),
-      object_line({"0x50", "ARRAY", "", {"0x40"}}),
-      object_line({"0x40", "STRING"}),
-      object_line({"0x60", "STRING"}),  // garbage
+      root_line("vm", {"0x10"}), root_line("global_tbl", {"0x50"}),
+      object_line({"0x10", "OBJECT", "", {"0x20"}}), object_line({"0x20", "OBJECT", "", {"0x30"}}),
+      object_line({"0x30", "OBJECT", "", {"0x40"}}), object_line({"0x50", "ARRAY", "", {"0x40"}}),
+      object_line({"0x40", "STRING"}), object_line({"0x60", "STRING"}),  // garbage
   }));
   auto path = path_to_root(*heap, index_of(*heap, "0x40"));
   REQUIRE(path);
@@ -51,7 +47,9 @@ TEST_CASE("a million-long chain needs no recursion", "[root_paths]") {
   std::string text = root_line("vm", {"0x100000"}) + "\n";
   const int n = 200000;
   for (int k = 0; k < n; ++k) {
-    text += object_line({format_address(0x100000 + k), "ARRAY", "", {format_address(0x100000 + k + 1)}}) + "\n";
+    text += object_line(
+                {format_address(0x100000 + k), "ARRAY", "", {format_address(0x100000 + k + 1)}}) +
+            "\n";
   }
   text += object_line({format_address(0x100000 + n), "STRING"}) + "\n";
   auto heap = load_text(text);

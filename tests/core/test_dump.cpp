@@ -27,12 +27,14 @@ std::string object_line(const Obj& obj) {
   return line + "}";
 }
 
-std::string class_line(const std::string& address, const std::string& name, const std::vector<std::string>& refs) {
+std::string class_line(const std::string& address, const std::string& name,
+                       const std::vector<std::string>& refs) {
   return object_line(Obj{address, "CLASS", "", refs, "\"name\":\"" + name + "\""});
 }
 
 std::string root_line(const std::string& category, const std::vector<std::string>& refs) {
-  return "{\"type\":\"ROOT\", \"root\":\"" + category + "\", \"references\":" + quoted_list(refs) + "}";
+  return "{\"type\":\"ROOT\", \"root\":\"" + category + "\", \"references\":" + quoted_list(refs) +
+         "}";
 }
 
 std::string join_lines(const std::vector<std::string>& lines) {

@@ -22,7 +22,8 @@ struct Obj {
 };
 
 std::string object_line(const Obj& obj);
-std::string class_line(const std::string& address, const std::string& name, const std::vector<std::string>& refs = {});
+std::string class_line(const std::string& address, const std::string& name,
+                       const std::vector<std::string>& refs = {});
 std::string root_line(const std::string& category, const std::vector<std::string>& refs);
 std::string join_lines(const std::vector<std::string>& lines);
 

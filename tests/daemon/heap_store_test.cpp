@@ -57,11 +57,11 @@ TEST_CASE("waiters resume once, after the load is announced, whether it succeeds
     bool loading = true;
     events.push_back(store.find("C", &loading) || loading ? "C still there" : "C gone");
   }));
-  store.finish_load("B", "/tmp/B", tiny_heap(), 0, [&](const HeapEntry& entry) {
-    events.push_back("announce " + entry.name);
-  });
+  store.finish_load("B", "/tmp/B", tiny_heap(), 0,
+                    [&](const HeapEntry& entry) { events.push_back("announce " + entry.name); });
   store.abandon_load("C", 0);
-  CHECK(events == std::vector<std::string>{"announce B", "waiter 1 of B", "waiter 2 of B", "C gone"});
+  CHECK(events ==
+        std::vector<std::string>{"announce B", "waiter 1 of B", "waiter 2 of B", "C gone"});
   CHECK_FALSE(store.when_load_ends("B", [] {}));
 }
 

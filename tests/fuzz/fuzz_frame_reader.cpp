@@ -32,19 +32,24 @@ struct Outcome {
 void drain(hp::FrameReader& reader, Outcome& outcome, std::size_t fed) {
   while (auto event = reader.next()) {
     if (auto* frame = std::get_if<hp::Frame>(&*event)) {
-      FUZZ_CHECK(!(frame->payload.size() > small_limits().max_message_bytes), "frame->payload.size() > small_limits().max_message_bytes");
+      FUZZ_CHECK(!(frame->payload.size() > small_limits().max_message_bytes),
+                 "frame->payload.size() > small_limits().max_message_bytes");
       boost::system::error_code ec;
       boost::json::parse(frame->payload, ec);
-      if (!ec) outcome.frames.emplace_back(static_cast<int>(frame->framing), std::move(frame->payload));
+      if (!ec)
+        outcome.frames.emplace_back(static_cast<int>(frame->framing), std::move(frame->payload));
     } else {
-      FUZZ_CHECK(!(std::get<hp::FrameError>(*event).message.empty()), "std::get<hp::FrameError>(*event).message.empty()");
+      FUZZ_CHECK(!(std::get<hp::FrameError>(*event).message.empty()),
+                 "std::get<hp::FrameError>(*event).message.empty()");
       ++outcome.errors;
     }
   }
   // Whatever it keeps is a header, a body or a line it may still accept, plus
   // the last feed; never more.
   const auto limits = small_limits();
-  FUZZ_CHECK(!(reader.buffered_bytes() > limits.max_message_bytes + limits.max_header_bytes + fed + 1), "reader.buffered_bytes() > limits.max_message_bytes + limits.max_header_bytes + fed + 1");
+  FUZZ_CHECK(
+      !(reader.buffered_bytes() > limits.max_message_bytes + limits.max_header_bytes + fed + 1),
+      "reader.buffered_bytes() > limits.max_message_bytes + limits.max_header_bytes + fed + 1");
 }
 
 Outcome run(std::string_view input, std::size_t piece) {
@@ -72,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // or a bad header, resynchronising depends on what is buffered at the time,
   // so only the safety checks in drain() apply there.
   if (whole.errors == 0 && pieces.errors == 0) {
-    FUZZ_CHECK(!(whole.frames != pieces.frames), "splitting the input differently changed the valid messages read");
+    FUZZ_CHECK(!(whole.frames != pieces.frames),
+               "splitting the input differently changed the valid messages read");
   }
   return 0;
 }

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "fuzz_check.h"
 #include "core/byte_source.h"
+#include "fuzz_check.h"
 #include "memfd_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!(*n > out.size()), "*n > out.size()");
     if (*n == 0) break;
     total += *n;
-    FUZZ_CHECK(!((*source)->file_bytes_consumed() > (*source)->file_size()), "(*source)->file_bytes_consumed() > (*source)->file_size()");
+    FUZZ_CHECK(!((*source)->file_bytes_consumed() > (*source)->file_size()),
+               "(*source)->file_bytes_consumed() > (*source)->file_size()");
   }
   return 0;
 }

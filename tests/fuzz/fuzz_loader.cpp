@@ -7,21 +7,23 @@
 #include <cstdint>
 #include <string>
 
-#include "fuzz_check.h"
 #include "core/loader.h"
+#include "fuzz_check.h"
 #include "memfd_file.h"
 
 namespace {
 
 std::string gzip(const std::uint8_t* data, std::size_t size) {
   z_stream stream{};
-  FUZZ_CHECK(!(deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK), "deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK");
+  FUZZ_CHECK(!(deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK),
+             "deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK");
   std::string out(deflateBound(&stream, size) + 32, '\0');
   stream.next_in = const_cast<Bytef*>(data);
   stream.avail_in = static_cast<uInt>(size);
   stream.next_out = reinterpret_cast<Bytef*>(out.data());
   stream.avail_out = static_cast<uInt>(out.size());
-  FUZZ_CHECK(!(deflate(&stream, Z_FINISH) != Z_STREAM_END), "deflate(&stream, Z_FINISH) != Z_STREAM_END");
+  FUZZ_CHECK(!(deflate(&stream, Z_FINISH) != Z_STREAM_END),
+             "deflate(&stream, Z_FINISH) != Z_STREAM_END");
   out.resize(stream.total_out);
   deflateEnd(&stream);
   return out;
@@ -34,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t flags = data[0];
   ++data;
   --size;
-  std::string bytes = (flags & 1) ? gzip(data, size) : std::string(reinterpret_cast<const char*>(data), size);
+  std::string bytes =
+      (flags & 1) ? gzip(data, size) : std::string(reinterpret_cast<const char*>(data), size);
   MemfdFile file(bytes.data(), bytes.size());
 
   heapleak::LoadOptions options;

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "fuzz_check.h"
 #include "core/record_parser.h"
+#include "fuzz_check.h"
 
 namespace {
 
@@ -26,7 +26,8 @@ void check(const heapleak::DumpRecord& record) {
   touch(record.root_name);
   touch(record.file);
   touch(record.method);
-  FUZZ_CHECK(!(record.kind == heapleak::RecordKind::kBroken && record.broken_reason == nullptr), "record.kind == heapleak::RecordKind::kBroken && record.broken_reason == nullptr");
+  FUZZ_CHECK(!(record.kind == heapleak::RecordKind::kBroken && record.broken_reason == nullptr),
+             "record.kind == heapleak::RecordKind::kBroken && record.broken_reason == nullptr");
   if (record.broken_reason) touch(record.broken_reason);
   for (auto address : record.references) g_sink = g_sink + address;
 }
@@ -45,11 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto address = record.address;
   const auto references = record.references;
   // Same line, followed by what a real next line looks like.
-  static const char kNext[] = "\n{\"address\":\"0x7f00\", \"type\":\"STRING\", \"references\":[\"0x1\"]}\n\"]}";
+  static const char kNext[] =
+      "\n{\"address\":\"0x7f00\", \"type\":\"STRING\", \"references\":[\"0x1\"]}\n\"]}";
   for (std::size_t i = 0; i < 64; ++i) buffer[size + i] = kNext[i % (sizeof kNext - 1)];
   all.parse(buffer.data(), size, buffer.size(), record);
   check(record);
-  FUZZ_CHECK(!(record.kind != kind || record.address != address || record.references != references), "the padding after the line (the next line, in the loader) changed the result");
+  FUZZ_CHECK(!(record.kind != kind || record.address != address || record.references != references),
+             "the padding after the line (the next line, in the loader) changed the result");
   heapleak::DumpRecord short_record;
   first_only.parse(buffer.data(), size, buffer.size(), short_record);
   check(short_record);
@@ -62,7 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // full and refused first-only; both are garbage in, counted either way.)
   static simdjson::dom::parser validator;
   if (record.kind != heapleak::RecordKind::kBroken &&
-      validator.parse(buffer.data(), size, /*realloc_if_needed=*/true).error() == simdjson::SUCCESS) {
+      validator.parse(buffer.data(), size, /*realloc_if_needed=*/true).error() ==
+          simdjson::SUCCESS) {
     FUZZ_CHECK(record.kind == short_record.kind && record.address == short_record.address,
                "all_references=true and =false disagree on the kind or address of a good line");
   }

@@ -25,7 +25,8 @@ struct EchoParams {
 };
 EchoParams tag_invoke(json::value_to_tag<EchoParams>, const json::value& value) {
   hp::FieldReader r(value);
-  return {r.required<std::string>("text"), r.optional<std::vector<std::int64_t>>("numbers").value_or(std::vector<std::int64_t>{}),
+  return {r.required<std::string>("text"),
+          r.optional<std::vector<std::int64_t>>("numbers").value_or(std::vector<std::int64_t>{}),
           r.optional<bool>("flag")};
 }
 
@@ -33,14 +34,17 @@ std::vector<hp::Reply>* g_parked = nullptr;
 
 std::shared_ptr<const hp::Binder> make_binder() {
   auto binder = std::make_shared<hp::Binder>();
-  binder->add<EchoParams>("echo", [](const EchoParams& p, const hp::RequestContext&) { return json::value(p.text); });
-  binder->add_raw("park", [](const json::value&, const hp::RequestContext& context, hp::Reply reply) {
-    context.progress.report(50, "parked");
-    g_parked->push_back(std::move(reply));
-  });
-  binder->add<hp::NoParams>("throws", [](const hp::NoParams&, const hp::RequestContext&) -> json::value {
-    throw std::runtime_error("boom");
-  });
+  binder->add<EchoParams>(
+      "echo", [](const EchoParams& p, const hp::RequestContext&) { return json::value(p.text); });
+  binder->add_raw("park",
+                  [](const json::value&, const hp::RequestContext& context, hp::Reply reply) {
+                    context.progress.report(50, "parked");
+                    g_parked->push_back(std::move(reply));
+                  });
+  binder->add<hp::NoParams>("throws",
+                            [](const hp::NoParams&, const hp::RequestContext&) -> json::value {
+                              throw std::runtime_error("boom");
+                            });
   binder->add_notification<json::value>("heapleak/poke", [](const json::value&) {});
   return binder;
 }
@@ -57,7 +61,8 @@ void check_frame(const std::string& frame, bool closed) {
     boost::system::error_code ec;
     json::value message = json::parse(parsed->payload, ec);
     FUZZ_CHECK(!(ec), "the server wrote a frame that is not valid JSON (RFC 8259)");
-    FUZZ_CHECK(!(!message.is_object() && !message.is_array()), "!message.is_object() && !message.is_array()");
+    FUZZ_CHECK(!(!message.is_object() && !message.is_array()),
+               "!message.is_object() && !message.is_array()");
     ++frames;
   }
   FUZZ_CHECK(!(frames != 1), "frames != 1");
@@ -72,8 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string input(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (flags & 1) {
     const std::string init = R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}})";
-    input = (flags & 2) ? init + "\n" + input
-                        : "Content-Length: " + std::to_string(init.size()) + "\r\n\r\n" + init + input;
+    input = (flags & 2)
+                ? init + "\n" + input
+                : "Content-Length: " + std::to_string(init.size()) + "\r\n\r\n" + init + input;
   }
   const std::size_t piece = 1 + (flags >> 2) * 3;
 
@@ -85,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.framing.max_message_bytes = 4096;
   {
     hp::Session session(binder, options, [&](std::string frame) { check_frame(frame, closed); });
-    for (std::size_t i = 0; i < input.size(); i += piece) session.feed(std::string_view(input).substr(i, piece));
+    for (std::size_t i = 0; i < input.size(); i += piece)
+      session.feed(std::string_view(input).substr(i, piece));
     session.finish_input();
     // Answer half of the parked requests while open (twice: the second is ignored).
     for (std::size_t i = 0; i < parked.size(); i += 2) {

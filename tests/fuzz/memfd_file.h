@@ -11,7 +11,8 @@
 
 class MemfdFile {
  public:
-  MemfdFile(const void* data, std::size_t size) : fd_(::memfd_create("heapleak-fuzz", MFD_CLOEXEC)) {
+  MemfdFile(const void* data, std::size_t size)
+      : fd_(::memfd_create("heapleak-fuzz", MFD_CLOEXEC)) {
     if (fd_ < 0) std::abort();
     const char* p = static_cast<const char*>(data);
     while (size > 0) {

@@ -6,12 +6,14 @@
 #include "core/record_reader.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
-#include "daemon/query_task.h"
+#include "daemon/method_table.h"
 #include "daemon/results_json.h"
 #include "daemon/wire_params.h"
+#include "protocol/method_names.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
+namespace methods = protocol::methods;
 using protocol::RequestContext;
 
 namespace {
@@ -51,28 +53,29 @@ json::value object_json(const HeapEntry& entry, ObjectIndex i) {
   return out;
 }
 
+json::value run_referrers(DaemonContext& ctx, const PageParams& params, const RequestContext&) {
+  const HeapEntry entry = require_heap(ctx.store, params.heap);
+  const ObjectIndex i = require_object(*entry.heap, params.address);
+  return page_json(*entry.heap, i, entry.heap->referrers(i), params);
+}
+
+json::value run_references(DaemonContext& ctx, const PageParams& params, const RequestContext&) {
+  const HeapEntry entry = require_heap(ctx.store, params.heap);
+  const ObjectIndex i = require_object(*entry.heap, params.address);
+  return page_json(*entry.heap, i, entry.heap->references(i), params);
+}
+
+json::value run_object(DaemonContext& ctx, const AddressParams& params, const RequestContext&) {
+  const HeapEntry entry = require_heap(ctx.store, params.heap);
+  return object_json(entry, require_object(*entry.heap, params.address));
+}
+
 }  // namespace
 
-void register_browse_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  add_inline<PageParams>(
-      binder, ctx, "referrers",
-      [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
-        const HeapEntry entry = require_heap(ctx.store, params.heap);
-        const ObjectIndex i = require_object(*entry.heap, params.address);
-        return json::value(page_json(*entry.heap, i, entry.heap->referrers(i), params));
-      });
-  add_inline<PageParams>(binder, ctx, "references",
-                         [](DaemonContext& ctx, const PageParams& params, const std::stop_token&) {
-                           const HeapEntry entry = require_heap(ctx.store, params.heap);
-                           const ObjectIndex i = require_object(*entry.heap, params.address);
-                           return page_json(*entry.heap, i, entry.heap->references(i), params);
-                         });
-  add_on_query_pool<AddressParams>(
-      binder, ctx, "object",
-      [](DaemonContext& ctx, const AddressParams& params, const std::stop_token&) {
-        const HeapEntry entry = require_heap(ctx.store, params.heap);
-        return object_json(entry, require_object(*entry.heap, params.address));
-      });
+void register_browse_methods(MethodTable& table) {
+  table.add(methods::kReferrers, Runs::kInline, run_referrers);
+  table.add(methods::kReferences, Runs::kInline, run_references);
+  table.add(methods::kObject, Runs::kOnQueryPool, run_object);
 }
 
 }  // namespace heapleak::daemon

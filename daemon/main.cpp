@@ -14,6 +14,7 @@
 #include "daemon/connection.h"
 #include "daemon/daemon_context.h"
 #include "daemon/daemon_options.h"
+#include "daemon/method_table.h"
 #include "daemon/socket_server.h"
 #include "protocol/logger.h"
 
@@ -104,10 +105,7 @@ int main(int argc, char** argv) {
   std::function<void()> request_stop = [] {};
   DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }};
   auto binder = std::make_shared<protocol::Binder>();
-  register_heap_methods(*binder, context);
-  register_analysis_methods(*binder, context);
-  register_browse_methods(*binder, context);
-  register_ownership_methods(*binder, context);
+  register_all_methods(*binder, context);
 
   protocol::SessionOptions session;
   session.server_version = "0.1.0";

@@ -8,11 +8,13 @@
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
-#include "daemon/results_json.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/results_json.h"
+#include "results/stats_json.h"
 
 namespace heapleak::daemon {
+using namespace results;
 namespace json = boost::json;
 namespace methods = protocol::methods;
 using protocol::RequestContext;
@@ -27,14 +29,10 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params, const Reque
   if (params.later) later = require_heap(ctx.store, *params.later);
   const LeakDiff diff =
       diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
-  json::object out = leak_diff_json(*target.heap, diff);
-  out["groupBy"] = group_by_name(options.group_by);
+  json::object out = stats_json(*target.heap, diff, options.group_by, params.limit);
   out["baseline"] = baseline.id;
   out["target"] = target.id;
   if (later) out["later"] = later->id;
-  auto& groups = out["groups"].as_array();
-  out["groupCount"] = groups.size();
-  if (params.limit != 0 && groups.size() > params.limit) groups.resize(params.limit);
   return out;
 }
 

@@ -13,23 +13,20 @@
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
-#include "daemon/results_json.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/heap_list_json.h"
 
 namespace heapleak::daemon {
+using namespace results;
 namespace json = boost::json;
 using protocol::RequestContext;
 namespace methods = protocol::methods;
 
 namespace {
 
-json::object entry_json(const HeapEntry& entry) {
-  json::object out = heap_summary_json(*entry.heap);
-  out["heap"] = entry.id;
-  out["name"] = entry.name;
-  out["path"] = entry.path;
-  return out;
+results::NamedHeap named(const HeapEntry& entry) {
+  return {entry.id, entry.name, entry.path, entry.heap.get()};
 }
 
 // By magic bytes, as the loader decides, not by the file's name.
@@ -96,7 +93,7 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
       ctx.logger->info("loaded " + entry.id + " (" + entry.name +
                        "): " + std::to_string(entry.heap->size()) + " objects in " +
                        std::to_string(entry.heap->report().seconds) + " s");
-      reply.result(entry_json(entry));
+      reply.result(loaded_heap_json(named(entry)));
     });
   };
 }
@@ -110,26 +107,15 @@ json::value run_unload_heap(DaemonContext& ctx, const HeapParams& params, const 
     throw protocol::RpcException(loading.error());
   }
   ctx.store.remove(entry->id);
-  return json::object{{"heap", entry->id}, {"name", entry->name}, {"unloaded", true}};
+  return unloaded_heap_json(named(*entry));
 }
 
 json::value run_list_heaps(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {
-  json::array heaps;
-  for (const auto& entry : ctx.store.list()) {
-    heaps.push_back(json::object{{"heap", entry.id},
-                                 {"name", entry.name},
-                                 {"path", entry.path},
-                                 {"objects", entry.heap->size()},
-                                 {"residentBytes", entry.heap->bytes_used()},
-                                 {"loadSeconds", entry.heap->report().seconds},
-                                 {"traced", entry.heap->report().traced}});
-  }
-  json::array loading;
-  for (const auto& name : ctx.store.loading_names()) loading.push_back(json::value(name));
-  return json::object{{"heaps", std::move(heaps)},
-                      {"loading", std::move(loading)},
-                      {"usedBytes", ctx.store.used_bytes()},
-                      {"maxBytes", ctx.store.max_bytes()}};
+  std::vector<results::NamedHeap> heaps;
+  const auto entries = ctx.store.list();  // keeps the heaps alive while we read them
+  for (const auto& entry : entries) heaps.push_back(named(entry));
+  return heap_list_json(heaps, ctx.store.loading_names(), ctx.store.used_bytes(),
+                        ctx.store.max_bytes());
 }
 
 // Replies before stopping, so the client sees its answer.

@@ -8,11 +8,12 @@
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
-#include "daemon/results_json.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/results_json.h"
 
 namespace heapleak::daemon {
+using namespace results;
 namespace json = boost::json;
 namespace methods = protocol::methods;
 using protocol::RequestContext;
@@ -79,16 +80,10 @@ json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const
 json::value run_duplicate_strings(DaemonContext& ctx, const TopParams& params,
                                   const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
-  const Heap& heap = *entry.heap;
-  json::array strings;
-  for (const auto& dup : duplicate_strings(heap, params.limit)) {
-    strings.push_back(json::object{{"value", string_value_json(heap, dup.samples.front())},
-                                   {"count", dup.count},
-                                   {"memsize", dup.memsize},
-                                   {"wasted", dup.wasted},
-                                   {"samples", addresses_json(heap, dup.samples)}});
-  }
-  return json::object{{"heap", entry.id}, {"strings", std::move(strings)}};
+  json::object out =
+      duplicate_strings_json(*entry.heap, duplicate_strings(*entry.heap, params.limit));
+  out["heap"] = entry.id;
+  return out;
 }
 
 }  // namespace

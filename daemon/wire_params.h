@@ -1,6 +1,6 @@
 // Params of heapleakd's methods as plain structs, decoded from JSON in one
 // place (field errors become -32602 with the field's path). Results are built
-// with results_json.h. Wire names stay camelCase; C++ names snake_case.
+// with results/. Wire names stay camelCase; C++ names snake_case.
 #pragma once
 
 #include <boost/json/value.hpp>

@@ -5,9 +5,10 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/leak_diff.h"
-#include "daemon/results_json.h"
+#include "results/stats_json.h"
 
 namespace heapleak::cli {
+using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak stats A B [C] [options]
@@ -78,11 +79,7 @@ int run_stats(const std::vector<std::string>& argv) {
 
   std::string text;
   if (args.has("--json")) {
-    auto json = leak_diff_json(*heaps[1], diff);
-    json["groupBy"] = group_by_name(options.group_by);
-    if (limit != 0 && json["groups"].as_array().size() > limit)
-      json["groups"].as_array().resize(limit);
-    text = to_json_text(json);
+    text = to_json_text(stats_json(*heaps[1], diff, options.group_by, limit));
   } else {
     text = render_text(*heaps[1], diff, samples, limit);
   }

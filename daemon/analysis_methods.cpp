@@ -29,7 +29,7 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params, const Reque
   if (params.later) later = require_heap(ctx.store, *params.later);
   const LeakDiff diff =
       diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
-  json::object out = stats_json(*target.heap, diff, options.group_by, params.limit);
+  json::object out = stats_json(*target.heap, diff, options.group_by, params.limit.value_or(0));
   out["baseline"] = baseline.id;
   out["target"] = target.id;
   if (later) out["later"] = later->id;
@@ -41,7 +41,7 @@ json::value run_root(DaemonContext& ctx, const RootParams& params, const Request
   RetainerRequest request;
   request.addresses = parse_address_list(params.addresses);
   request.min_samples = params.min_samples;
-  request.max_visits = params.max_nodes;
+  request.max_visits = params.max_visits;
   std::atomic<bool> cancel{false};
   std::stop_callback on_cancel(context.stop, [&cancel] { cancel.store(true); });
   request.cancel = &cancel;

@@ -21,13 +21,15 @@ namespace {
 json::value run_referrers(DaemonContext& ctx, const PageParams& params, const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex i = require_object(*entry.heap, params.address);
-  return edge_page_json(*entry.heap, i, entry.heap->referrers(i), params.offset, params.limit);
+  return edge_page_json(*entry.heap, i, entry.heap->referrers(i), params.offset,
+                        limit_or_all(params.limit));
 }
 
 json::value run_references(DaemonContext& ctx, const PageParams& params, const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex i = require_object(*entry.heap, params.address);
-  return edge_page_json(*entry.heap, i, entry.heap->references(i), params.offset, params.limit);
+  return edge_page_json(*entry.heap, i, entry.heap->references(i), params.offset,
+                        limit_or_all(params.limit));
 }
 
 json::value run_object(DaemonContext& ctx, const AddressParams& params, const RequestContext&) {

@@ -52,7 +52,7 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
   const LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr,
                                    LeakDiffOptions{options.group_by, 0});
   const auto leaks =
-      explain_leak(heap, diff, params.limit == 0 ? 20 : params.limit, options.group_by);
+      explain_leak(heap, diff, limit_or_all(params.limit.value_or(20)), options.group_by);
   json::object out = explanation_json(heap, diff, leaks, std::min<std::size_t>(params.samples, 20));
   out["groupBy"] = group_by_name(options.group_by);
   out["target"] = target.id;
@@ -72,7 +72,8 @@ json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const
     throw protocol::RpcException(
         protocol::invalid_params("params.groupBy: expected object or class"));
   }
-  json::object out = top_retainers_json(heap, params.limit, params.group_by == "class");
+  json::object out =
+      top_retainers_json(heap, limit_or_all(params.limit), params.group_by == "class");
   out["heap"] = entry.id;
   return out;
 }
@@ -80,8 +81,8 @@ json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const
 json::value run_duplicate_strings(DaemonContext& ctx, const TopParams& params,
                                   const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
-  json::object out =
-      duplicate_strings_json(*entry.heap, duplicate_strings(*entry.heap, params.limit));
+  json::object out = duplicate_strings_json(
+      *entry.heap, duplicate_strings(*entry.heap, limit_or_all(params.limit)));
   out["heap"] = entry.id;
   return out;
 }

@@ -33,7 +33,7 @@ json::object edge_page_json(const Heap& heap, ObjectIndex i, std::span<const Obj
                             std::size_t offset, std::size_t limit) {
   json::array items;
   const std::size_t begin = std::min(offset, edges.size());
-  const std::size_t end = std::min(edges.size(), begin + limit);
+  const std::size_t end = begin + std::min(limit, edges.size() - begin);  // no overflow
   for (std::size_t k = begin; k < end; ++k) items.push_back(object_brief_json(heap, edges[k]));
   return json::object{{"address", format_address(heap.address(i))},
                       {"total", edges.size()},

@@ -24,7 +24,7 @@ retained bytes.
 options:
   --by class|site|generation  group by type/class (default), allocation file:line,
                               or GC generation (the last two need allocation tracing)
-  --limit N   explain the N largest groups (default 10)
+  --limit N   explain the N largest groups (default 10; 0: all)
   --json      print {leaks: [{key, count, memsize, retained, owners, path}], ...}
   -o FILE     write to FILE instead of stdout
 )";
@@ -52,7 +52,7 @@ int run_explain(const std::vector<std::string>& argv) {
   const LeakDiff diff =
       diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr, {group_by, 0});
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-  const auto leaks = explain_leak(target, diff, limit, group_by);
+  const auto leaks = explain_leak(target, diff, limit == 0 ? SIZE_MAX : limit, group_by);
   if (args.has("--json")) {
     auto json = explanation_json(target, diff, leaks, 20);
     json["groupBy"] = group_by_name(group_by);

@@ -14,8 +14,6 @@
 namespace heapleak::cli {
 using namespace results;
 
-std::vector<Address> parse_addresses(const std::vector<std::string>& texts);
-
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak owner HEAP ADDR... [--dot] [--json] [-o FILE]

@@ -11,8 +11,6 @@
 namespace heapleak::cli {
 using namespace results;
 
-std::vector<Address> parse_addresses(const std::vector<std::string>& texts);
-
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak path HEAP ADDR [--json] [-o FILE]

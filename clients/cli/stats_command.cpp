@@ -19,8 +19,9 @@ in dump C: the likely leak. With only A and B, everything new in B.
 options:
   --by class|site|generation  group by type/class (default), allocation file:line,
                               or GC generation (the last two need allocation tracing)
-  --samples N                 sample addresses shown per group (default 6; --json lists all)
-  --limit N                   show only the N largest groups
+  --samples N                 sample addresses per group (default 6, with --json every
+                              address; 0: none)
+  --limit N                   show only the N largest groups (default and 0: all)
   --json                      print JSON with every address of every group
   -o FILE                     write to FILE instead of stdout
 )";
@@ -60,8 +61,10 @@ int run_stats(const std::vector<std::string>& argv) {
   }
   LeakDiffOptions options;
   options.group_by = group_by_option(args);
-  const std::size_t samples =
-      args.value("--samples") ? parse_count("--samples", *args.value("--samples")) : kTextSamples;
+  const auto samples_flag = args.value("--samples");
+  const std::size_t samples = samples_flag ? parse_count("--samples", *samples_flag) : kTextSamples;
+  // --json lists every address unless --samples says how many.
+  if (args.has("--json") && samples_flag) options.samples_per_group = samples;
   const std::size_t limit =
       args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
 

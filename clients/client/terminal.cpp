@@ -47,17 +47,4 @@ std::string truncate(std::string_view text, std::size_t width) {
   return std::string(text.substr(0, k)) + "...";
 }
 
-std::string human_bytes(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  // From 1000 on, the next unit: "1.0 MiB", never "1022.0 KiB" (tables stay narrow).
-  while (bytes >= 1000 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-  return text;
-}
-
 }  // namespace heapleak::client

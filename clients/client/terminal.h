@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "clients/common/human_bytes.h"
+
 namespace heapleak::client {
 
 struct Terminal {
@@ -25,7 +27,7 @@ std::size_t display_width(std::string_view text);
 // `text` cut to `width` columns, ending in "..." when cut.
 std::string truncate(std::string_view text, std::size_t width);
 
-// 1536 -> "1.5 KiB"; 1000 or more of a unit shows as the next ("1.0 MiB").
-std::string human_bytes(double bytes);
+// 1536 -> "1.5 KiB"; the one rule of both CLIs (clients/common/human_bytes.h).
+using clients::human_bytes;
 
 }  // namespace heapleak::client

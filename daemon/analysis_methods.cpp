@@ -10,6 +10,7 @@
 #include "daemon/method_table.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/grouping_warning.h"
 #include "results/results_json.h"
 #include "results/stats_json.h"
 
@@ -27,8 +28,9 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params, const Reque
   const HeapEntry target = require_heap(ctx.store, params.target);
   std::optional<HeapEntry> later;
   if (params.later) later = require_heap(ctx.store, *params.later);
-  const LeakDiff diff =
+  LeakDiff diff =
       diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
+  warn_if_untraced(diff, *target.heap, options.group_by);
   json::object out = stats_json(*target.heap, diff, options.group_by, params.limit.value_or(0));
   out["baseline"] = baseline.id;
   out["target"] = target.id;

@@ -10,6 +10,7 @@
 #include "daemon/method_table.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/grouping_warning.h"
 #include "results/results_json.h"
 
 namespace heapleak::daemon {
@@ -49,8 +50,9 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
   const Heap& heap = require_edges(target);
   // The diff's own groups are not used (explain regroups every leaked object), so no samples
   // here.
-  const LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr,
-                                   LeakDiffOptions{options.group_by, 0});
+  LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr,
+                             LeakDiffOptions{options.group_by, 0});
+  warn_if_untraced(diff, heap, options.group_by);
   const auto leaks =
       explain_leak(heap, diff, limit_or_all(params.limit.value_or(20)), options.group_by);
   json::object out = explanation_json(heap, diff, leaks, std::min<std::size_t>(params.samples, 20));

@@ -8,6 +8,7 @@
 #include "clients/cli/commands.h"
 #include "clients/cli/text_format.h"
 #include "core/ownership.h"
+#include "results/grouping_warning.h"
 #include "results/results_json.h"
 
 namespace heapleak::cli {
@@ -49,8 +50,9 @@ int run_explain(const std::vector<std::string>& argv) {
   const auto heaps = load_all_or_report(args.positional, options, exit_code);
   if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
-  const LeakDiff diff =
+  LeakDiff diff =
       diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr, {group_by, 0});
+  warn_if_untraced(diff, target, group_by);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   const auto leaks = explain_leak(target, diff, limit == 0 ? SIZE_MAX : limit, group_by);
   if (args.has("--json")) {

@@ -5,6 +5,7 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/leak_diff.h"
+#include "results/grouping_warning.h"
 #include "results/stats_json.h"
 
 namespace heapleak::cli {
@@ -77,7 +78,8 @@ int run_stats(const std::vector<std::string>& argv) {
   if (heaps.empty()) return exit_code;
 
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
-  const LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
+  LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
+  warn_if_untraced(diff, *heaps[1], options.group_by);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
 
   std::string text;

@@ -1,6 +1,6 @@
 // What the terminal allows: width for tables (TIOCGWINSZ, else $COLUMNS, else
-// 100), colour (stdout is a TTY and NO_COLOR is unset) and whether stderr may
-// carry a progress bar. Reads the environment once; prints nothing.
+// unlimited when piped, else 100), colour (stdout is a TTY and NO_COLOR is unset) and whether
+// stderr may carry a progress bar. Reads the environment once; prints nothing.
 #pragma once
 
 #include <string>
@@ -24,7 +24,8 @@ struct Terminal {
 // Display width of UTF-8 text, one column per code point.
 std::size_t display_width(std::string_view text);
 
-// `text` cut to `width` columns, ending in "..." when cut.
+// `text` cut to `width` columns with "..." in the middle when cut, keeping
+// more of the end ("app/mod...ls/user.rb:42").
 std::string truncate(std::string_view text, std::size_t width);
 
 // 1536 -> "1.5 KiB"; the one rule of both CLIs (clients/common/human_bytes.h).

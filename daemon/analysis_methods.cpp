@@ -7,42 +7,45 @@
 #include "core/root_paths.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
-#include "daemon/query_task.h"
-#include "daemon/results_json.h"
+#include "daemon/method_table.h"
 #include "daemon/wire_params.h"
+#include "protocol/method_names.h"
+#include "results/grouping_warning.h"
+#include "results/results_json.h"
+#include "results/stats_json.h"
 
 namespace heapleak::daemon {
+using namespace results;
 namespace json = boost::json;
+namespace methods = protocol::methods;
+using protocol::RequestContext;
 
 namespace {
 
-json::value run_stats(DaemonContext& ctx, const StatsParams& params, const std::stop_token&) {
+json::value run_stats(DaemonContext& ctx, const StatsParams& params, const RequestContext&) {
   const LeakDiffOptions options = require_diff_options(params);
   const HeapEntry baseline = require_heap(ctx.store, params.baseline);
   const HeapEntry target = require_heap(ctx.store, params.target);
   std::optional<HeapEntry> later;
   if (params.later) later = require_heap(ctx.store, *params.later);
-  const LeakDiff diff =
+  LeakDiff diff =
       diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
-  json::object out = leak_diff_json(*target.heap, diff);
-  out["groupBy"] = group_by_name(options.group_by);
+  warn_if_untraced(diff, *target.heap, options.group_by);
+  json::object out = stats_json(*target.heap, diff, options.group_by, params.limit.value_or(0));
   out["baseline"] = baseline.id;
   out["target"] = target.id;
   if (later) out["later"] = later->id;
-  auto& groups = out["groups"].as_array();
-  out["groupCount"] = groups.size();
-  if (params.limit != 0 && groups.size() > params.limit) groups.resize(params.limit);
   return out;
 }
 
-json::value run_root(DaemonContext& ctx, const RootParams& params, const std::stop_token& stop) {
+json::value run_root(DaemonContext& ctx, const RootParams& params, const RequestContext& context) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   RetainerRequest request;
   request.addresses = parse_address_list(params.addresses);
   request.min_samples = params.min_samples;
-  request.max_visits = params.max_nodes;
+  request.max_visits = params.max_visits;
   std::atomic<bool> cancel{false};
-  std::stop_callback on_cancel(stop, [&cancel] { cancel.store(true); });
+  std::stop_callback on_cancel(context.stop, [&cancel] { cancel.store(true); });
   request.cancel = &cancel;
   auto report = explain_retention(*entry.heap, request);
   if (!report) throw protocol::RpcException(to_rpc_error(report.error()));
@@ -52,7 +55,7 @@ json::value run_root(DaemonContext& ctx, const RootParams& params, const std::st
 }
 
 json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params,
-                             const std::stop_token&) {
+                             const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex index = require_object(*entry.heap, params.address);
   auto path = path_to_root(*entry.heap, index);
@@ -62,10 +65,10 @@ json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params,
 
 }  // namespace
 
-void register_analysis_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  add_on_query_pool<StatsParams>(binder, ctx, "stats", run_stats);
-  add_on_query_pool<RootParams>(binder, ctx, "root", run_root);
-  add_on_query_pool<AddressParams>(binder, ctx, "pathToRoot", run_path_to_root);
+void register_analysis_methods(MethodTable& table) {
+  table.add(methods::kStats, Runs::kOnQueryPool, run_stats);
+  table.add(methods::kRoot, Runs::kOnQueryPool, run_root);
+  table.add(methods::kPathToRoot, Runs::kOnQueryPool, run_path_to_root);
 }
 
 }  // namespace heapleak::daemon

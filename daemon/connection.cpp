@@ -6,7 +6,8 @@
 namespace heapleak::daemon {
 
 Connection::Connection(std::shared_ptr<const protocol::Binder> binder,
-                       protocol::SessionOptions options, ByteStream stream, bool finish_work_at_eof)
+                       protocol::SessionOptions options, std::unique_ptr<ByteStream> stream,
+                       bool finish_work_at_eof)
     : stream_(std::move(stream)), finish_work_at_eof_(finish_work_at_eof) {
   auto on_exit = options.on_exit;
   options.on_exit = [this, on_exit](bool clean) {
@@ -28,10 +29,9 @@ Connection::~Connection() {
     changed_.notify_all();
     // A peer that does not read can hold the writer in send() forever: give
     // it two seconds to drain, then cut the connection.
-    if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return writer_done_; }) &&
-        stream_.abort) {
+    if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return writer_done_; })) {
       lock.unlock();
-      stream_.abort();
+      stream_->abort();
     }
   }
   writer_.join();
@@ -41,7 +41,7 @@ int Connection::run() {
   std::vector<char> buffer(64 * 1024);
   bool at_eof = false;
   while (!stop_reading_) {
-    const long n = stream_.read(buffer.data(), buffer.size());
+    const long n = stream_->read(buffer.data(), buffer.size());
     if (n <= 0) {
       at_eof = !stop_reading_;
       if (at_eof) session_->finish_input();
@@ -73,7 +73,7 @@ void Connection::close() {
   }
   stop_reading_ = true;
   session_->close();
-  if (stream_.shutdown) stream_.shutdown();
+  stream_->shutdown();
 }
 
 void Connection::enqueue(std::string frame) {
@@ -91,7 +91,7 @@ void Connection::enqueue(std::string frame) {
     }
   }
   changed_.notify_all();
-  if (overflow && stream_.abort) stream_.abort();
+  if (overflow) stream_->abort();
 }
 
 void Connection::write_loop() {
@@ -109,7 +109,7 @@ void Connection::write_loop() {
       pending_.pop_front();
       pending_bytes_ -= frame.size();
     }
-    const bool written = stream_.write_all(frame.data(), frame.size());
+    const bool written = stream_->write_all(frame.data(), frame.size());
     {
       std::lock_guard lock(mutex_);
       if (!written) {

@@ -14,18 +14,11 @@
 #include <string>
 #include <thread>
 
+#include "daemon/byte_stream.h"
 #include "protocol/binder.h"
 #include "protocol/session.h"
 
 namespace heapleak::daemon {
-
-// How a connection reads and writes bytes (a pipe, a socket).
-struct ByteStream {
-  std::function<long(char* buffer, std::size_t size)> read;           // 0: end, <0: error
-  std::function<bool(const char* data, std::size_t size)> write_all;  // false: peer gone
-  std::function<void()> shutdown;  // from another thread: ends a blocked read (writes may go on)
-  std::function<void()> abort;     // from another thread: ends reads and writes (peer not reading)
-};
 
 class Connection {
  public:
@@ -35,7 +28,7 @@ class Connection {
   // running before closing (a pipe: `printf ... | heapleakd --stdio`); on a
   // socket the peer is gone at EOF and its requests are cancelled instead.
   Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
-             ByteStream stream, bool finish_work_at_eof = false);
+             std::unique_ptr<ByteStream> stream, bool finish_work_at_eof = false);
   ~Connection();  // closes, joins the writer
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -51,7 +44,7 @@ class Connection {
   void enqueue(std::string frame);
   void write_loop();
 
-  ByteStream stream_;
+  std::unique_ptr<ByteStream> stream_;
   const bool finish_work_at_eof_;
   std::atomic<bool> stop_reading_{false};  // `exit` arrived, or close()
   std::mutex mutex_;

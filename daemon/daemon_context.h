@@ -1,6 +1,6 @@
 // What every method handler shares: the heap store, the worker pools, the
 // logger and the way to stop the daemon. Built once in main and passed to the
-// method families' register functions (one file per family).
+// method table (daemon/method_table.h).
 #pragma once
 
 #include <functional>
@@ -8,7 +8,6 @@
 
 #include "daemon/heap_store.h"
 #include "daemon/worker_pool.h"
-#include "protocol/binder.h"
 #include "protocol/logger.h"
 
 namespace heapleak::daemon {
@@ -20,10 +19,5 @@ struct DaemonContext {
   std::shared_ptr<protocol::Logger> logger;
   std::function<void()> request_stop;  // stopDaemon
 };
-
-void register_heap_methods(protocol::Binder& binder, DaemonContext& context);
-void register_analysis_methods(protocol::Binder& binder, DaemonContext& context);
-void register_browse_methods(protocol::Binder& binder, DaemonContext& context);
-void register_ownership_methods(protocol::Binder& binder, DaemonContext& context);
 
 }  // namespace heapleak::daemon

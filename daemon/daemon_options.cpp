@@ -56,13 +56,6 @@ std::optional<std::uint64_t> parse_size(std::string text) {
 
 }  // namespace
 
-std::string default_socket_path() {
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime) {
-    return std::string(runtime) + "/heapleak/heapleakd.sock";
-  }
-  return "/tmp/heapleak-" + std::to_string(::getuid()) + "/heapleakd.sock";
-}
-
 std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::string& message,
                                                   int& exit_code) {
   DaemonOptions options;

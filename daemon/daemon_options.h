@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "protocol/socket_path.h"
+
 namespace heapleak::daemon {
 
 struct DaemonOptions {
@@ -25,7 +27,7 @@ struct DaemonOptions {
 std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::string& message,
                                                   int& exit_code);
 
-// $XDG_RUNTIME_DIR/heapleak/heapleakd.sock, else /tmp/heapleak-UID/heapleakd.sock.
-std::string default_socket_path();
+// One definition, shared with heapleak-client (auto-start must agree).
+using protocol::default_socket_path;
 
 }  // namespace heapleak::daemon

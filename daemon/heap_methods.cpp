@@ -12,22 +12,21 @@
 #include "core/loader.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
-#include "daemon/results_json.h"
+#include "daemon/method_table.h"
 #include "daemon/wire_params.h"
+#include "protocol/method_names.h"
+#include "results/heap_list_json.h"
 
 namespace heapleak::daemon {
+using namespace results;
 namespace json = boost::json;
 using protocol::RequestContext;
-using protocol::TypedReply;
+namespace methods = protocol::methods;
 
 namespace {
 
-json::object entry_json(const HeapEntry& entry) {
-  json::object out = heap_summary_json(*entry.heap);
-  out["heap"] = entry.id;
-  out["name"] = entry.name;
-  out["path"] = entry.path;
-  return out;
+results::NamedHeap named(const HeapEntry& entry) {
+  return {entry.id, entry.name, entry.path, entry.heap.get()};
 }
 
 // By magic bytes, as the loader decides, not by the file's name.
@@ -40,27 +39,28 @@ bool file_is_gzip(const std::string& path) {
   return has_gzip_magic(magic, got);
 }
 
-void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc,
-          TypedReply<json::value> reply) {
+// Admission on the input thread: the file exists, the budget admits its
+// estimate, and the name is taken now, not when the load ends, so a query
+// naming it waits for the load instead of answering unknownHeap. The
+// returned job reads the dump on the load pool.
+LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
+                      const RequestContext& request) {
   const std::string path = std::filesystem::absolute(params.path).lexically_normal().string();
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     const auto reason = errno == ENOENT ? ErrorReason::kFileNotFound : ErrorReason::kNotReadable;
-    reply.error(to_rpc_error(make_error(reason, path + ": " + std::strerror(errno))));
-    return;
+    throw protocol::RpcException(
+        to_rpc_error(make_error(reason, path + ": " + std::strerror(errno))));
   }
   const std::uint64_t estimate =
       HeapStore::estimate_load_bytes(static_cast<std::uint64_t>(info.st_size), file_is_gzip(path));
   std::string refusal;
   if (!ctx.store.admit(estimate, refusal)) {
-    reply.error(protocol::domain_error("overBudget", refusal, {{"path", path}}));
-    return;
+    throw protocol::RpcException(protocol::domain_error("overBudget", refusal, {{"path", path}}));
   }
-  // The name is taken now, not when the load ends: a query naming it waits
-  // for the load instead of answering unknownHeap.
   const std::string name =
       ctx.store.begin_load(params.name.value_or(std::filesystem::path(path).filename().string()));
-  ctx.loads.post([&ctx, rc, reply, path, name, estimate] {
+  return [&ctx, rc = request, path, name, estimate](const protocol::Reply& reply) {
     std::atomic<bool> cancel{false};
     std::stop_callback on_cancel(rc.stop, [&cancel] { cancel.store(true); });
     rc.progress.begin("Loading " + std::filesystem::path(path).filename().string());
@@ -86,63 +86,51 @@ void load(DaemonContext& ctx, LoadHeapParams params, RequestContext rc,
     if (!heap || rc.cancelled()) {
       // A cancelled load leaves nothing behind: the heap (if any) dies here.
       ctx.store.abandon_load(name, estimate);
-      if (!heap) {
-        reply.error(to_rpc_error(heap.error()));
-      } else {
-        reply.cancelled();
-      }
-      return;
+      throw protocol::RpcException(heap ? protocol::cancelled_error() : to_rpc_error(heap.error()));
     }
+    // Answered before the queries that waited for this load resume.
     ctx.store.finish_load(name, path, std::move(*heap), estimate, [&](const HeapEntry& entry) {
       ctx.logger->info("loaded " + entry.id + " (" + entry.name +
                        "): " + std::to_string(entry.heap->size()) + " objects in " +
                        std::to_string(entry.heap->report().seconds) + " s");
-      reply(json::value(entry_json(entry)));
+      reply.result(loaded_heap_json(named(entry)));
     });
-  });
+  };
+}
+
+json::value run_unload_heap(DaemonContext& ctx, const HeapParams& params, const RequestContext&) {
+  std::optional<HeapEntry> entry;
+  try {
+    entry = require_heap(ctx.store, params.heap);
+  } catch (const HeapStillLoading& loading) {
+    // Unloading does not wait for a load (docs/protocol.md): answer at once.
+    throw protocol::RpcException(loading.error());
+  }
+  ctx.store.remove(entry->id);
+  return unloaded_heap_json(named(*entry));
+}
+
+json::value run_list_heaps(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {
+  std::vector<results::NamedHeap> heaps;
+  const auto entries = ctx.store.list();  // keeps the heaps alive while we read them
+  for (const auto& entry : entries) heaps.push_back(named(entry));
+  return heap_list_json(heaps, ctx.store.loading_names(), ctx.store.used_bytes(),
+                        ctx.store.max_bytes());
+}
+
+// Replies before stopping, so the client sees its answer.
+ReplyThen run_stop_daemon(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {
+  ctx.logger->info("stopDaemon requested");
+  return ReplyThen{nullptr, ctx.request_stop};
 }
 
 }  // namespace
 
-void register_heap_methods(protocol::Binder& binder, DaemonContext& ctx) {
-  binder.add_async<LoadHeapParams, json::value>(
-      "loadHeap", [&ctx](LoadHeapParams params, RequestContext rc, TypedReply<json::value> reply) {
-        load(ctx, std::move(params), std::move(rc), std::move(reply));
-      });
-
-  binder.add<HeapParams>("unloadHeap", [&ctx](const HeapParams& params, const RequestContext&) {
-    const HeapEntry entry = require_heap(ctx.store, params.heap);
-    ctx.store.remove(entry.id);
-    return json::value(json::object{{"heap", entry.id}, {"name", entry.name}, {"unloaded", true}});
-  });
-
-  binder.add<protocol::NoParams>(
-      "listHeaps", [&ctx](const protocol::NoParams&, const RequestContext&) {
-        json::array heaps;
-        for (const auto& entry : ctx.store.list()) {
-          heaps.push_back(json::object{{"heap", entry.id},
-                                       {"name", entry.name},
-                                       {"path", entry.path},
-                                       {"objects", entry.heap->size()},
-                                       {"residentBytes", entry.heap->bytes_used()},
-                                       {"loadSeconds", entry.heap->report().seconds},
-                                       {"traced", entry.heap->report().traced}});
-        }
-        json::array loading;
-        for (const auto& name : ctx.store.loading_names()) loading.push_back(json::value(name));
-        return json::value(json::object{{"heaps", std::move(heaps)},
-                                        {"loading", std::move(loading)},
-                                        {"usedBytes", ctx.store.used_bytes()},
-                                        {"maxBytes", ctx.store.max_bytes()}});
-      });
-
-  // Replies before stopping, so the client sees its answer.
-  binder.add_raw("stopDaemon",
-                 [&ctx](const json::value&, const RequestContext&, protocol::Reply reply) {
-                   ctx.logger->info("stopDaemon requested");
-                   reply.result(nullptr);
-                   ctx.request_stop();
-                 });
+void register_heap_methods(MethodTable& table) {
+  table.add(methods::kLoadHeap, Runs::kOnLoadPool, run_load_heap);
+  table.add(methods::kUnloadHeap, Runs::kInline, run_unload_heap);
+  table.add(methods::kListHeaps, Runs::kInline, run_list_heaps);
+  table.add(methods::kStopDaemon, Runs::kInline, run_stop_daemon);
 }
 
 }  // namespace heapleak::daemon

@@ -54,6 +54,8 @@ ObjectIndex require_object(const Heap& heap, const std::string& text) {
   return *index;
 }
 
+std::size_t limit_or_all(std::size_t limit) { return limit == 0 ? SIZE_MAX : limit; }
+
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts) {
   std::vector<Address> addresses;
   for (std::size_t k = 0; k < texts.size(); ++k) {

@@ -41,5 +41,7 @@ LeakDiffOptions require_diff_options(const StatsParams& params);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);
+// `limit: 0` means "no limit" on every method (docs/protocol.md).
+std::size_t limit_or_all(std::size_t limit);
 
 }  // namespace heapleak::daemon

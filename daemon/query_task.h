@@ -1,14 +1,16 @@
-// How a method's work runs: a QueryTask per request, on the query pool or
-// inline on the connection's reader, that parks without holding a thread
-// while a heap it names is still loading, and answers exactly once (result,
-// error, or -32800 when cancelled or its client left).
+// How an inline or query-pool method's work runs (daemon/method_table.h picks
+// which): a QueryTask per request that parks without holding a thread while a
+// heap it names is still loading, and answers exactly once (result, error, or
+// -32800 when cancelled or its client left).
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <type_traits>
 
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
@@ -17,18 +19,31 @@
 
 namespace heapleak::daemon {
 
+// A result and what to do once it has been sent: stopDaemon answers first,
+// so its client sees the reply, then stops the daemon.
+struct ReplyThen {
+  boost::json::value result;
+  std::function<void()> then;
+};
+
+// A method's handler: `run_<method>(ctx, params, request)`. Out is
+// boost::json::value or ReplyThen (see daemon/method_table.h for LoadJob).
+template <class Params, class Out>
+using RunFn = Out (*)(DaemonContext&, const Params&, const protocol::RequestContext&);
+
 // One request on the query pool. It may park, holding no thread, while a
 // heap it names is still loading: the end of that load, or a cancel, posts it
 // again, exactly once per parking (`parked_` decides who posts).
-template <class Params, class Work>
-class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Work>> {
+template <class Params, class Out>
+class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Out>> {
  public:
-  QueryTask(DaemonContext& ctx, Work work, Params params, std::stop_token stop,
-            protocol::TypedReply<boost::json::value> reply)
+  QueryTask(DaemonContext& ctx, RunFn<Params, Out> work, Params params,
+            protocol::RequestContext request, protocol::Reply reply)
       : ctx_(ctx),
-        work_(std::move(work)),
+        work_(work),
         params_(std::move(params)),
-        stop_(std::move(stop)),
+        request_(std::move(request)),
+        stop_(request_.stop),
         reply_(std::move(reply)) {}
 
   void post() {
@@ -42,7 +57,13 @@ class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Work>> {
       return;
     }
     try {
-      reply_(work_(ctx_, params_, stop_));
+      if constexpr (std::is_same_v<Out, ReplyThen>) {
+        ReplyThen out = work_(ctx_, params_, request_);
+        reply_.result(std::move(out.result));
+        if (out.then) out.then();
+      } else {
+        reply_.result(work_(ctx_, params_, request_));
+      }
     } catch (const HeapStillLoading& loading) {
       park(loading.name());
     } catch (const protocol::RpcException& e) {
@@ -80,42 +101,13 @@ class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Work>> {
   };
 
   DaemonContext& ctx_;
-  Work work_;
+  RunFn<Params, Out> work_;
   Params params_;
+  protocol::RequestContext request_;
   std::stop_token stop_;
-  protocol::TypedReply<boost::json::value> reply_;
+  protocol::Reply reply_;
   std::atomic<bool> parked_{false};
   std::optional<std::stop_callback<Resume>> on_cancel_;
 };
-
-// Registers `method` to run `work(ctx, params, stop)` -> json::value on the
-// query pool, so heavy work never holds up a connection's input thread. A
-// request cancelled (or whose client left) while it waited in the queue is
-// answered -32800 without running; long work checks `stop` itself.
-// Exceptions become error replies.
-template <class Params, class Work>
-void add_on_query_pool(protocol::Binder& binder, DaemonContext& ctx, std::string_view method,
-                       Work work) {
-  binder.add_async<Params, boost::json::value>(
-      method, [&ctx, work](Params params, protocol::RequestContext rc,
-                           protocol::TypedReply<boost::json::value> reply) {
-        std::make_shared<QueryTask<Params, Work>>(ctx, work, std::move(params), rc.stop,
-                                                  std::move(reply))
-            ->post();
-      });
-}
-
-// Like add_on_query_pool, for cheap methods answered on the connection's
-// input thread; only a request that must wait for a load moves to the pool.
-template <class Params, class Work>
-void add_inline(protocol::Binder& binder, DaemonContext& ctx, std::string_view method, Work work) {
-  binder.add_async<Params, boost::json::value>(
-      method, [&ctx, work](Params params, protocol::RequestContext rc,
-                           protocol::TypedReply<boost::json::value> reply) {
-        std::make_shared<QueryTask<Params, Work>>(ctx, work, std::move(params), rc.stop,
-                                                  std::move(reply))
-            ->run();
-      });
-}
 
 }  // namespace heapleak::daemon

@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "daemon/connection.h"
+#include "daemon/fd_stream.h"
+#include "daemon/unix_socket_path.h"
 
 namespace heapleak::daemon {
 namespace asio = boost::asio;
@@ -27,29 +29,6 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kMaxConnections = 64;
-
-ByteStream fd_stream(int fd) {
-  return ByteStream{
-      [fd](char* buffer, std::size_t size) -> long {
-        for (;;) {
-          const ssize_t n = ::read(fd, buffer, size);
-          if (n >= 0 || errno != EINTR) return static_cast<long>(n);
-        }
-      },
-      [fd](const char* data, std::size_t size) {
-        while (size > 0) {
-          const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) return false;
-          data += n;
-          size -= static_cast<std::size_t>(n);
-        }
-        return true;
-      },
-      [fd] { ::shutdown(fd, SHUT_RD); },
-      [fd] { ::shutdown(fd, SHUT_RDWR); },
-  };
-}
 
 std::string read_token(const std::string& path, std::string& error) {
   std::ifstream in(path);
@@ -89,63 +68,10 @@ struct SocketServer::Impl {
   bool stopping = false;
   std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
 
-  // Unix socket: refuse a live daemon's socket or someone else's file,
-  // remove a stale socket of ours, create the directory 0700.
-  bool prepare_unix_path(std::string& error) {
-    namespace fs = std::filesystem;
-    const fs::path path(options.socket_path);
-    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    std::error_code ec;
-    if (!fs::exists(dir, ec)) {
-      fs::create_directories(dir, ec);
-      if (ec) {
-        error = "cannot create " + dir.string() + ": " + ec.message();
-        return false;
-      }
-      ::chmod(dir.c_str(), 0700);
-    }
-    // Someone who owns or may write to the directory could swap the socket
-    // for their own: refuse such a directory (a sticky /tmp is fine).
-    struct stat dir_info {};
-    if (::lstat(dir.c_str(), &dir_info) != 0 || !S_ISDIR(dir_info.st_mode)) {
-      error =
-          dir.string() + " is not a directory (or is a symlink); refusing to put the socket there";
-      return false;
-    }
-    if (dir_info.st_uid != ::getuid() && dir_info.st_uid != 0) {
-      error = dir.string() + " belongs to another user; refusing to put the socket there";
-      return false;
-    }
-    if ((dir_info.st_mode & 022) != 0 && (dir_info.st_mode & S_ISVTX) == 0) {
-      error = dir.string() + " is writable by other users; refusing to put the socket there";
-      return false;
-    }
-    struct stat info {};
-    if (::lstat(path.c_str(), &info) != 0) return true;  // nothing there
-    if (!S_ISSOCK(info.st_mode)) {
-      error = options.socket_path + " exists and is not a socket; refusing to replace it";
-      return false;
-    }
-    if (info.st_uid != ::getuid()) {
-      error = options.socket_path + " belongs to another user; refusing to use it";
-      return false;
-    }
-    local::socket probe(io);
-    boost::system::error_code connect_error;
-    probe.connect(local::endpoint(options.socket_path), connect_error);
-    if (!connect_error) {
-      error = "a heapleakd is already listening on " + options.socket_path;
-      return false;
-    }
-    ::unlink(path.c_str());  // stale: its daemon is gone
-    logger->info("removed stale socket " + options.socket_path);
-    return true;
-  }
-
   bool listen(std::string& error) {
     boost::system::error_code ec;
     if (options.mode == DaemonOptions::Mode::kUnix) {
-      if (!prepare_unix_path(error)) return false;
+      if (!prepare_unix_socket_path(options.socket_path, *logger, error)) return false;
       // Bind and listen under a temporary name, then rename: a client never
       // finds the socket file before it accepts connections. (Socket paths
       // are limited to ~107 bytes: a temporary name that would not fit is
@@ -245,7 +171,8 @@ struct SocketServer::Impl {
     }
     clients.emplace_back();
     Client& client = clients.back();
-    client.connection = std::make_shared<Connection>(binder, std::move(session), fd_stream(fd));
+    client.connection =
+        std::make_shared<Connection>(binder, std::move(session), std::make_unique<FdStream>(fd));
     client.thread = std::thread([this, &client, fd] {
       client.connection->run();
       std::shared_ptr<Connection> finished;

@@ -22,7 +22,7 @@ StatsParams tag_invoke(boost::json::value_to_tag<StatsParams>, const boost::json
   p.target = r.required<std::string>("target");
   p.later = r.optional<std::string>("later");
   p.group_by = r.optional<std::string>("groupBy", p.group_by);
-  p.limit = r.optional<std::size_t>("limit", p.limit);
+  p.limit = r.optional<std::size_t>("limit");
   p.samples = r.optional<std::size_t>("samples", p.samples);
   return p;
 }
@@ -33,7 +33,9 @@ RootParams tag_invoke(boost::json::value_to_tag<RootParams>, const boost::json::
   p.heap = r.required<std::string>("heap");
   p.addresses = r.required<std::vector<std::string>>("addresses");
   p.min_samples = r.optional<std::size_t>("minSamples", p.min_samples);
-  p.max_nodes = r.optional<std::size_t>("maxNodes", p.max_nodes);
+  // maxVisits is the budget's one name; maxNodes, its old name, still works.
+  p.max_visits =
+      r.optional<std::size_t>("maxVisits", r.optional<std::size_t>("maxNodes", p.max_visits));
   return p;
 }
 

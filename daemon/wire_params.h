@@ -1,6 +1,6 @@
 // Params of heapleakd's methods as plain structs, decoded from JSON in one
 // place (field errors become -32602 with the field's path). Results are built
-// with results_json.h. Wire names stay camelCase; C++ names snake_case.
+// with results/. Wire names stay camelCase; C++ names snake_case.
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -26,15 +26,15 @@ struct StatsParams {
   std::string target;
   std::optional<std::string> later;
   std::string group_by = "class";
-  std::size_t limit = 0;     // 0: every group
-  std::size_t samples = 50;  // addresses per group
+  std::optional<std::size_t> limit;  // absent: the method's default; 0: every group
+  std::size_t samples = 50;          // addresses per group
 };
 
 struct RootParams {
   std::string heap;
   std::vector<std::string> addresses;
   std::size_t min_samples = 0;
-  std::size_t max_nodes = 20'000'000;  // visit budget of the backward search
+  std::size_t max_visits = 20'000'000;  // reference visits of the backward search
 };
 
 struct AddressParams {  // pathToRoot, object

@@ -6,8 +6,7 @@ namespace heapleak::protocol {
 
 void Binder::check_name(std::string_view method, bool taken) {
   // The session owns the lifecycle; registering these is a programming error.
-  for (std::string_view reserved : {methods::kInitialize, methods::kInitialized, methods::kShutdown,
-                                    methods::kExit, methods::kCancelRequest, methods::kProgress}) {
+  for (std::string_view reserved : methods::kSessionOwned) {
     if (method == reserved) {
       throw std::logic_error("method " + std::string(method) + " belongs to the session");
     }

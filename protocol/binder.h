@@ -1,11 +1,10 @@
-// The typed handler table: method name -> params struct -> handler -> result
-// struct, with Boost.JSON conversions in one place. Params decode through
-// params.h (errors become -32602 with a field path); results through
-// json::value_from. Lifecycle methods belong to the session, not here.
+// The handler table: method name -> params struct -> handler -> JSON result,
+// with params decoding in one place (params.h; errors become -32602 with a
+// field path). Results are boost::json values: the daemon builds them in
+// results/. Lifecycle methods belong to the session, not here.
 #pragma once
 
 #include <boost/json/value.hpp>
-#include <boost/json/value_from.hpp>
 #include <functional>
 #include <map>
 #include <optional>
@@ -33,34 +32,7 @@ struct RequestContext {
   bool cancelled() const { return stop.stop_requested(); }
 };
 
-// A Reply that takes the handler's result struct.
-template <class Result>
-class TypedReply {
- public:
-  explicit TypedReply(Reply reply) : reply_(std::move(reply)) {}
-  void operator()(const Result& result) const { reply_.result(boost::json::value_from(result)); }
-  void operator()(const RpcResult<Result>& outcome) const {
-    if (outcome.has_value()) {
-      (*this)(*outcome);
-    } else {
-      reply_.error(outcome.error());
-    }
-  }
-  void error(RpcError error) const { reply_.error(std::move(error)); }
-  void cancelled() const { reply_.cancelled(); }
-  bool replied() const { return reply_.replied(); }
-  const Reply& untyped() const { return reply_; }
-
- private:
-  Reply reply_;
-};
-
 namespace detail {
-template <class T>
-struct IsRpcResult : std::false_type {};
-template <class T>
-struct IsRpcResult<RpcResult<T>> : std::true_type {};
-
 // Decodes params or answers -32602 and returns nullopt.
 template <class Params>
 std::optional<Params> decode_params(const boost::json::value& params, const Reply& reply) {
@@ -74,20 +46,6 @@ std::optional<Params> decode_params(const boost::json::value& params, const Repl
     reply.error(invalid_params(std::string("params: ") + e.what()));
   }
   return std::nullopt;
-}
-
-template <class Out>
-void send_outcome(const Reply& reply, Out&& out) {
-  using T = std::remove_cvref_t<Out>;
-  if constexpr (IsRpcResult<T>::value) {
-    if (out.has_value()) {
-      reply.result(boost::json::value_from(*out));
-    } else {
-      reply.error(out.error());
-    }
-  } else {
-    reply.result(boost::json::value_from(std::forward<Out>(out)));
-  }
 }
 
 // Exceptions never escape a handler: RpcException keeps its error, the rest -32603.
@@ -113,11 +71,12 @@ class Binder {
 
   // Untyped; the handler must (eventually) call reply exactly once.
   void add_raw(std::string_view method, RequestHandler handler);
+  // Client-to-server notifications (none today besides the session's own).
   void add_raw_notification(std::string_view method, NotificationHandler handler);
 
   // Synchronous: handler(const Params&, const RequestContext&) returns a
-  // Result, an RpcResult<Result>, or void (answers null). Runs on the
-  // session's input thread, so keep it cheap.
+  // boost::json::value, or void (answers null). Runs on the session's input
+  // thread, so keep it cheap.
   template <class Params, class F>
   void add(std::string_view method, F handler) {
     add_raw(method, [handler = std::move(handler)](const boost::json::value& params,
@@ -130,31 +89,22 @@ class Binder {
           handler(*decoded, context);
           reply.result(nullptr);
         } else {
-          detail::send_outcome(reply, handler(*decoded, context));
+          reply.result(boost::json::value(handler(*decoded, context)));
         }
       });
     });
   }
 
-  // Asynchronous: handler(Params, RequestContext, TypedReply<Result>) returns
-  // at once and answers later from any thread. If every copy of the reply is
-  // dropped unanswered the peer gets -32603.
-  template <class Params, class Result, class F>
+  // Asynchronous: handler(Params, RequestContext, Reply) returns at once and
+  // answers later from any thread. If every copy of the reply is dropped
+  // unanswered the peer gets -32603.
+  template <class Params, class F>
   void add_async(std::string_view method, F handler) {
     add_raw(method, [handler = std::move(handler)](const boost::json::value& params,
                                                    const RequestContext& context, Reply reply) {
       std::optional<Params> decoded = detail::decode_params<Params>(params, reply);
       if (!decoded) return;
-      detail::guard(reply,
-                    [&] { handler(std::move(*decoded), context, TypedReply<Result>(reply)); });
-    });
-  }
-
-  // Client-to-server notifications (none today besides the session's own).
-  template <class Params, class F>
-  void add_notification(std::string_view method, F handler) {
-    add_raw_notification(method, [handler = std::move(handler)](const boost::json::value& params) {
-      handler(read_value<Params>(params));
+      detail::guard(reply, [&] { handler(std::move(*decoded), context, reply); });
     });
   }
 

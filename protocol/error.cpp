@@ -28,8 +28,4 @@ boost::json::object to_json(const RpcError& error) {
   return object;
 }
 
-void throw_exception_from_error(const RpcError& error, const boost::source_location&) {
-  throw RpcException(error);
-}
-
 }  // namespace heapleak::protocol

@@ -1,11 +1,10 @@
-// The JSON-RPC error object and the ways handlers produce one: return an
-// RpcResult<T> holding an RpcError, or throw RpcException. Domain failures
+// The JSON-RPC error object and the way handlers produce one: throw
+// RpcException (or answer Reply::error). Domain failures
 // (-32803) carry `data: {reason, ...}` so clients map reasons to exit codes.
 #pragma once
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
-#include <boost/system/result.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -40,12 +39,5 @@ class RpcException : public std::runtime_error {
  private:
   RpcError error_;
 };
-
-// Lets RpcResult<T>::value() throw RpcException when misused.
-[[noreturn]] void throw_exception_from_error(const RpcError& error,
-                                             const boost::source_location& location);
-
-template <class T>
-using RpcResult = boost::system::result<T, RpcError>;
 
 }  // namespace heapleak::protocol

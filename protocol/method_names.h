@@ -37,6 +37,10 @@ inline constexpr std::string_view kRetained = "retained";
 inline constexpr std::string_view kTopRetainers = "topRetainers";
 inline constexpr std::string_view kDuplicateStrings = "duplicateStrings";
 
+// The session answers these itself; the binder refuses them.
+inline constexpr std::array kSessionOwned = {kInitialize, kInitialized,   kShutdown,
+                                             kExit,       kCancelRequest, kProgress};
+
 inline constexpr std::array kAll = {
     kInitialize, kInitialized,  kShutdown,         kExit,       kCancelRequest, kProgress,
     kLoadHeap,   kUnloadHeap,   kListHeaps,        kStopDaemon, kStats,         kRoot,

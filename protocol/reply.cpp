@@ -54,14 +54,6 @@ void Reply::error(RpcError error) const {
   state_->finish(make_error(state_->target.id, error));
 }
 
-void Reply::operator()(RpcResult<json::value> outcome) const {
-  if (outcome.has_value()) {
-    result(std::move(*outcome));
-  } else {
-    error(std::move(outcome.error()));
-  }
-}
-
 bool Reply::replied() const { return state_->replied.load(); }
 const json::value& Reply::id() const { return state_->target.id; }
 const std::string& Reply::method() const { return state_->target.method; }

@@ -36,7 +36,6 @@ class Reply {
   void result(boost::json::value value) const;
   void error(RpcError error) const;
   void cancelled() const { error(cancelled_error()); }
-  void operator()(RpcResult<boost::json::value> outcome) const;
 
   bool replied() const;
   const boost::json::value& id() const;

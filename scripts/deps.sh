@@ -8,6 +8,7 @@ PACKAGES=(
   build-essential cmake g++ pkg-config
   libboost1.81-dev libboost-json1.81-dev libsimdjson-dev catch2 zlib1g-dev
   ruby graphviz llvm-14-tools python3 time gzip clang-14 libclang-rt-14-dev
+  clang-format clang-tidy
 )
 
 missing=()

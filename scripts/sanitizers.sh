@@ -2,14 +2,14 @@
 # sanitizers.sh: the sanitizer runs of issue 7, as CI runs them.
 #  asan: the `asan` preset (ASan + UBSan + LeakSanitizer) running the units,
 #        transcripts, daemon, client, hardening and dump end-to-end tests;
-#  tsan: a ThreadSanitizer build (own dir) running the protocol units and the
-#        daemon, transcript, client and hardening tests.
+#  tsan: the `tsan` configure/build/test presets (ThreadSanitizer) running the
+#        protocol units and the daemon, client and hardening tests.
 # Every process a test starts (heapleakd, heapleak, heapleak-client) writes
 # its sanitizer reports to a file under $REPORTS/<kind>/ (log_path), so a
 # report fails the run even where the test itself never looks at stderr, and
 # a leak found when a daemon exits at the end of a test is not lost.
 #   usage: scripts/sanitizers.sh [asan|tsan|all]   (default all)
-#   env:   ASAN_DIR (default build/asan), TSAN_DIR (default build/tsan),
+#   env:   ASAN_DIR (default build/asan; tsan builds in build/tsan, its preset),
 #          REPORTS (default build/sanitizer-reports), CTEST_ARGS (extra ctest
 #          arguments, e.g. "-R hardening_"), JOBS (default 2)
 set -uo pipefail
@@ -17,7 +17,6 @@ cd "$(dirname "$0")/.."
 what="${1:-all}"
 jobs="${JOBS:-2}"
 asan_dir="${ASAN_DIR:-build/asan}"
-tsan_dir="${TSAN_DIR:-build/tsan}"
 reports="$(mkdir -p "${REPORTS:-build/sanitizer-reports}" && cd "${REPORTS:-build/sanitizer-reports}" && pwd)"
 read -r -a extra <<<"${CTEST_ARGS:-}"
 status=0
@@ -53,16 +52,13 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
-  echo "== ThreadSanitizer ($tsan_dir)"
+  echo "== ThreadSanitizer (build/tsan)"
   rm -rf "$reports/tsan" && mkdir -p "$reports/tsan"
   export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:history_size=4:log_path=$reports/tsan/tsan"
-  cmake -S . -B "$tsan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
-    -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null || exit 2
-  # Only what the protocol, daemon, client and hardening tests need.
-  nice cmake --build "$tsan_dir" -j "$jobs" --target protocol_tests daemon_units heapleakd heapleak heapleak-client || exit 2
-  ctest --test-dir "$tsan_dir" --output-on-failure --no-tests=error \
-    -R '^(protocol_tests|daemon_|client_|hardening_)' "${extra[@]}" || status=1
+  # The flags, targets and test filter live in CMakePresets.json (tsan).
+  cmake --preset tsan >/dev/null || exit 2
+  nice cmake --build --preset tsan -j "$jobs" || exit 2
+  ctest --preset tsan "${extra[@]}" || status=1
   no_reports tsan || status=1
   unset TSAN_OPTIONS
 fi

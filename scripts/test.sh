@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test.sh: install what is missing, build and run every test, as CI does:
+#   0. every tracked C++ file is clang-formatted (.clang-format);
 #   1. the dev preset: Catch2 units, protocol transcripts, daemon, client and
 #      hardening end-to-end tests, and the end-to-end runs on real Ruby dumps;
 #   2. scripts/sanitizers.sh: the units, transcripts, daemon, client,
@@ -17,6 +18,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/deps.sh
+# Formatting first: a second, and no build wasted on an unformatted tree.
+echo "== clang-format"
+git ls-files -z '*.h' '*.cpp' | xargs -0 clang-format --dry-run -Werror
 cmake --preset dev
 cmake --build --preset dev
 ctest --preset dev "$@"

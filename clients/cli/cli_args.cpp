@@ -53,4 +53,15 @@ std::size_t parse_count(const std::string& flag, const std::string& text) {
   return value;
 }
 
+std::vector<Address> parse_addresses(const std::vector<std::string>& texts) {
+  std::vector<Address> addresses;
+  for (const auto& text : texts) {
+    auto address = parse_address(text);
+    if (!address)
+      throw UsageError{"'" + text + "' is not an address (expected 0x followed by hex digits)"};
+    addresses.push_back(*address);
+  }
+  return addresses;
+}
+
 }  // namespace heapleak::cli

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/address.h"
+
 namespace heapleak::cli {
 
 struct ArgSpec {
@@ -34,5 +36,9 @@ struct UsageError {
 
 // Parses a non-negative integer flag value; throws UsageError.
 std::size_t parse_count(const std::string& flag, const std::string& text);
+
+// Address arguments ("0x" + hex digits), in order; throws UsageError naming
+// the first that is not one.
+std::vector<Address> parse_addresses(const std::vector<std::string>& texts);
 
 }  // namespace heapleak::cli

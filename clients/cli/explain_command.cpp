@@ -8,9 +8,11 @@
 #include "clients/cli/commands.h"
 #include "clients/cli/text_format.h"
 #include "core/ownership.h"
-#include "daemon/results_json.h"
+#include "results/grouping_warning.h"
+#include "results/results_json.h"
 
 namespace heapleak::cli {
+using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak explain A B [C] [options]
@@ -23,7 +25,7 @@ retained bytes.
 options:
   --by class|site|generation  group by type/class (default), allocation file:line,
                               or GC generation (the last two need allocation tracing)
-  --limit N   explain the N largest groups (default 10)
+  --limit N   explain the N largest groups (default 10; 0: all)
   --json      print {leaks: [{key, count, memsize, retained, owners, path}], ...}
   -o FILE     write to FILE instead of stdout
 )";
@@ -48,10 +50,11 @@ int run_explain(const std::vector<std::string>& argv) {
   const auto heaps = load_all_or_report(args.positional, options, exit_code);
   if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
-  const LeakDiff diff =
+  LeakDiff diff =
       diff_heaps(*heaps[0], target, heaps.size() == 3 ? heaps[2].get() : nullptr, {group_by, 0});
+  warn_if_untraced(diff, target, group_by);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-  const auto leaks = explain_leak(target, diff, limit, group_by);
+  const auto leaks = explain_leak(target, diff, limit == 0 ? SIZE_MAX : limit, group_by);
   if (args.has("--json")) {
     auto json = explanation_json(target, diff, leaks, 20);
     json["groupBy"] = group_by_name(group_by);

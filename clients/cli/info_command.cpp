@@ -4,9 +4,10 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "daemon/results_json.h"
+#include "results/results_json.h"
 
 namespace heapleak::cli {
+using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak info HEAP [--json] [-o FILE]

@@ -9,11 +9,10 @@
 #include "clients/cli/text_format.h"
 #include "core/dot_graph.h"
 #include "core/ownership.h"
-#include "daemon/results_json.h"
+#include "results/results_json.h"
 
 namespace heapleak::cli {
-
-std::vector<Address> parse_addresses(const std::vector<std::string>& texts);
+using namespace results;
 
 namespace {
 

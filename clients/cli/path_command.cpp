@@ -6,11 +6,10 @@
 #include "clients/cli/commands.h"
 #include "core/object_key.h"
 #include "core/root_paths.h"
-#include "daemon/results_json.h"
+#include "results/results_json.h"
 
 namespace heapleak::cli {
-
-std::vector<Address> parse_addresses(const std::vector<std::string>& texts);
+using namespace results;
 
 namespace {
 

@@ -5,9 +5,10 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/retainer_report.h"
-#include "daemon/results_json.h"
+#include "results/results_json.h"
 
 namespace heapleak::cli {
+using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak root HEAP ADDR... [options]
@@ -19,22 +20,12 @@ Render it with: dot -Tsvg -o leak.svg leak.dot
 
 options:
   --min-samples K   accept a retainer that holds at least K of the samples
+  --max-visits N    give up after following N references (default 20,000,000)
   --json            print {retainer, distance, dot, nodes, edges, ...}
   -o FILE           write to FILE instead of stdout
 )";
 
 }  // namespace
-
-std::vector<Address> parse_addresses(const std::vector<std::string>& texts) {
-  std::vector<Address> addresses;
-  for (const auto& text : texts) {
-    auto address = parse_address(text);
-    if (!address)
-      throw UsageError{"'" + text + "' is not an address (expected 0x followed by hex digits)"};
-    addresses.push_back(*address);
-  }
-  return addresses;
-}
 
 int run_root(const std::vector<std::string>& argv) {
   const Args args =

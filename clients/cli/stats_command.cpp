@@ -5,9 +5,11 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/leak_diff.h"
-#include "daemon/results_json.h"
+#include "results/grouping_warning.h"
+#include "results/stats_json.h"
 
 namespace heapleak::cli {
+using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak stats A B [C] [options]
@@ -18,8 +20,9 @@ in dump C: the likely leak. With only A and B, everything new in B.
 options:
   --by class|site|generation  group by type/class (default), allocation file:line,
                               or GC generation (the last two need allocation tracing)
-  --samples N                 sample addresses shown per group (default 6; --json lists all)
-  --limit N                   show only the N largest groups
+  --samples N                 sample addresses per group (default 6, with --json every
+                              address; 0: none)
+  --limit N                   show only the N largest groups (default and 0: all)
   --json                      print JSON with every address of every group
   -o FILE                     write to FILE instead of stdout
 )";
@@ -59,8 +62,10 @@ int run_stats(const std::vector<std::string>& argv) {
   }
   LeakDiffOptions options;
   options.group_by = group_by_option(args);
-  const std::size_t samples =
-      args.value("--samples") ? parse_count("--samples", *args.value("--samples")) : kTextSamples;
+  const auto samples_flag = args.value("--samples");
+  const std::size_t samples = samples_flag ? parse_count("--samples", *samples_flag) : kTextSamples;
+  // --json lists every address unless --samples says how many.
+  if (args.has("--json") && samples_flag) options.samples_per_group = samples;
   const std::size_t limit =
       args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
 
@@ -73,16 +78,13 @@ int run_stats(const std::vector<std::string>& argv) {
   if (heaps.empty()) return exit_code;
 
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
-  const LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
+  LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
+  warn_if_untraced(diff, *heaps[1], options.group_by);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
 
   std::string text;
   if (args.has("--json")) {
-    auto json = leak_diff_json(*heaps[1], diff);
-    json["groupBy"] = group_by_name(options.group_by);
-    if (limit != 0 && json["groups"].as_array().size() > limit)
-      json["groups"].as_array().resize(limit);
-    text = to_json_text(json);
+    text = to_json_text(stats_json(*heaps[1], diff, options.group_by, limit));
   } else {
     text = render_text(*heaps[1], diff, samples, limit);
   }

@@ -8,9 +8,10 @@
 #include "clients/cli/text_format.h"
 #include "core/dominators.h"
 #include "core/ownership.h"
-#include "daemon/results_json.h"
+#include "results/results_json.h"
 
 namespace heapleak::cli {
+using namespace results;
 namespace {
 
 constexpr const char* kHelp =

@@ -17,6 +17,9 @@ namespace {
 
 constexpr std::size_t kDefaultTableGroups = 20;
 constexpr std::size_t kSamplesShown = 3;
+// The wire has no "all" for samples (0 means none): ask for more than any
+// group can hold.
+constexpr std::uint64_t kEveryAddress = UINT32_MAX;
 
 std::string describe(const json::value& brief) {
   std::string text = str(brief, "address") + " " + str(brief, "class");
@@ -29,7 +32,11 @@ std::string describe(const json::value& brief) {
 int run_stats(CommandContext& ctx) {
   const Args& args = ctx.args();
   json::object params = leak_diff_params(ctx, kDefaultTableGroups);
-  if (args.value("--samples")) params["samples"] = args.number("--samples", 50);
+  if (args.value("--samples")) {
+    params["samples"] = args.number("--samples", 50);
+  } else if (ctx.json()) {
+    params["samples"] = kEveryAddress;  // --json lists every address, as the README says
+  }
   const json::value result = ctx.rpc().call_or_throw("stats", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);
@@ -92,7 +99,10 @@ int run_root(CommandContext& ctx) {
   json::object params{{"heap", resolve_heap(ctx, args.positionals[0])},
                       {"addresses", std::move(addresses)}};
   if (args.value("--min-samples")) params["minSamples"] = args.number("--min-samples", 0);
-  if (args.value("--max-nodes")) params["maxNodes"] = args.number("--max-nodes", 0);
+  // --max-nodes: the budget's old name, still accepted.
+  for (const char* flag : {"--max-nodes", "--max-visits"}) {
+    if (args.value(flag)) params["maxVisits"] = args.number(flag, 0);
+  }
   const json::value result = ctx.rpc().call_or_throw("root", std::move(params));
   if (ctx.json()) {
     if (output.empty()) {
@@ -116,7 +126,7 @@ int run_root(CommandContext& ctx) {
     summary = "no common retainer: " +
               std::string(flag(result, "budgetExhausted")
                               ? "the search gave up after visiting " +
-                                    grouped(num(result, "visited")) + " objects (--max-nodes)"
+                                    grouped(num(result, "visited")) + " references (--max-visits)"
                               : "no single object holds the samples (try --min-samples)");
   }
   write_graph(graph, str(result, "dot"));

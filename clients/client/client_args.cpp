@@ -18,7 +18,7 @@ const std::vector<CommandSpec>& commands() {
       {"list", {}, {}, 0, 0},
       {"unload", {}, {}, 1, 1},
       {"stats", {"--by", "--limit", "--samples"}, {}, 2, 3},
-      {"root", {"-o", "--format", "--min-samples", "--max-nodes"}, {}, 2, kAny},
+      {"root", {"-o", "--format", "--min-samples", "--max-visits", "--max-nodes"}, {}, 2, kAny},
       {"path", {}, {}, 2, 2},
       {"explain", {"--by", "--limit"}, {}, 2, 3},
       {"owner", {"-o", "--format"}, {}, 2, kAny},

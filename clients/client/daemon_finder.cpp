@@ -73,13 +73,6 @@ pid_t start_daemon(const std::string& binary, const std::string& socket, unsigne
 
 }  // namespace
 
-std::string default_socket_path() {
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime) {
-    return std::string(runtime) + "/heapleak/heapleakd.sock";
-  }
-  return "/tmp/heapleak-" + std::to_string(::getuid()) + "/heapleakd.sock";
-}
-
 std::optional<std::string> find_heapleakd(std::string& searched) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clients/client/transport.h"
+#include "protocol/socket_path.h"
 
 namespace heapleak::client {
 
@@ -19,9 +20,9 @@ struct DaemonOptions {
   bool announce = true;               // say on stderr when a daemon was started
 };
 
-// $XDG_RUNTIME_DIR/heapleak/heapleakd.sock or /tmp/heapleak-UID/heapleakd.sock,
-// exactly as heapleakd computes it.
-std::string default_socket_path();
+// $XDG_RUNTIME_DIR/heapleak/heapleakd.sock or /tmp/heapleak-UID/heapleakd.sock:
+// the daemon's own definition (protocol/socket_path.h), not a copy.
+using protocol::default_socket_path;
 
 // The heapleakd to run, or nullopt; `searched` lists where we looked.
 std::optional<std::string> find_heapleakd(std::string& searched);

@@ -15,6 +15,10 @@ Terminal Terminal::detect() {
     term.width = size.ws_col;
   } else if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0) {
     term.width = std::atoi(columns);
+  } else if (!::isatty(1)) {
+    // Piped with no $COLUMNS: nothing to fit, so cut nothing (class names
+    // and file:line keys stay whole for grep and scripts).
+    term.width = 1 << 20;
   }
   const char* no_color = std::getenv("NO_COLOR");
   term.color = ::isatty(1) && !(no_color && *no_color);
@@ -34,30 +38,26 @@ std::size_t display_width(std::string_view text) {
 }
 
 std::string truncate(std::string_view text, std::size_t width) {
-  if (display_width(text) <= width) return std::string(text);
+  const std::size_t total = display_width(text);
+  if (total <= width) return std::string(text);
   if (width <= 3) return std::string(width, '.');
-  std::size_t columns = 0;
-  std::size_t k = 0;
-  for (; k < text.size(); ++k) {
-    if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) {
-      if (columns == width - 3) break;
-      ++columns;
+  // Elide the middle and keep more of the end: `--by site` keys keep their
+  // file:line, namespaced class names their last segment.
+  const std::size_t head = (width - 3) / 3;
+  const std::size_t tail = width - 3 - head;
+  // Byte offset where column `column` starts (code points are one column).
+  auto offset_of = [&](std::size_t column) {
+    std::size_t columns = 0;
+    for (std::size_t k = 0; k < text.size(); ++k) {
+      if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) {
+        if (columns == column) return k;
+        ++columns;
+      }
     }
-  }
-  return std::string(text.substr(0, k)) + "...";
-}
-
-std::string human_bytes(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  // From 1000 on, the next unit: "1.0 MiB", never "1022.0 KiB" (tables stay narrow).
-  while (bytes >= 1000 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
-  return text;
+    return text.size();
+  };
+  return std::string(text.substr(0, offset_of(head))) + "..." +
+         std::string(text.substr(offset_of(total - tail)));
 }
 
 }  // namespace heapleak::client

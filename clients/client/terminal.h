@@ -1,10 +1,12 @@
 // What the terminal allows: width for tables (TIOCGWINSZ, else $COLUMNS, else
-// 100), colour (stdout is a TTY and NO_COLOR is unset) and whether stderr may
-// carry a progress bar. Reads the environment once; prints nothing.
+// unlimited when piped, else 100), colour (stdout is a TTY and NO_COLOR is unset) and whether
+// stderr may carry a progress bar. Reads the environment once; prints nothing.
 #pragma once
 
 #include <string>
 #include <string_view>
+
+#include "clients/common/human_bytes.h"
 
 namespace heapleak::client {
 
@@ -22,10 +24,11 @@ struct Terminal {
 // Display width of UTF-8 text, one column per code point.
 std::size_t display_width(std::string_view text);
 
-// `text` cut to `width` columns, ending in "..." when cut.
+// `text` cut to `width` columns with "..." in the middle when cut, keeping
+// more of the end ("app/mod...ls/user.rb:42").
 std::string truncate(std::string_view text, std::size_t width);
 
-// 1536 -> "1.5 KiB"; 1000 or more of a unit shows as the next ("1.0 MiB").
-std::string human_bytes(double bytes);
+// 1536 -> "1.5 KiB"; the one rule of both CLIs (clients/common/human_bytes.h).
+using clients::human_bytes;
 
 }  // namespace heapleak::client

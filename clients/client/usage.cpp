@@ -42,10 +42,11 @@ A, B and C are heap ids, names or dump paths; a path not loaded yet is loaded
 first, one already loaded is reused.
   --by KEY       group by class (default), site (needs allocation tracing) or generation
   --limit N      groups to show (default 20 in the table, all with --json; 0: all)
-  --samples N    sample addresses kept per group (default 50)
+  --samples N    sample addresses kept per group (default 50 in the table, every
+                 address with --json; 0: none)
 )"},
       {"root",
-       R"(usage: heapleak-client root HEAP ADDR... [-o FILE] [--format dot|svg|png] [--min-samples K] [--max-nodes N] [--json]
+       R"(usage: heapleak-client root HEAP ADDR... [-o FILE] [--format dot|svg|png] [--min-samples K] [--max-visits N] [--json]
 
 The nearest object that holds all the sample objects (the leaking cache,
 global or ivar), as a Graphviz graph. Without -o the graph goes to stdout and
@@ -54,7 +55,8 @@ a one-line summary to stderr; with -o FILE the summary goes to stdout.
   --format FORMAT    dot (default), or svg/png rendered with Graphviz `dot`
                      (exit 11 with install instructions when it is missing)
   --min-samples K    accept a retainer that holds only K of the samples
-  --max-nodes N      give up after visiting N objects (default 20,000,000)
+  --max-visits N     give up after following N references (default 20,000,000;
+                     --max-nodes is its old name)
 Exit 1 when no common retainer is found (the graph is still written).
 )"},
       {"path", R"(usage: heapleak-client path HEAP ADDR [--json]
@@ -71,7 +73,7 @@ alive and its path from a GC root, ranked by bytes retained. A, B and C are
 heap ids, names or dump paths (loaded first when new); owners are found in B.
   --by KEY    group by class (default), site (needs allocation tracing) or generation
   --limit N   explain the N largest groups (default 10 in the text, 20 with
-              --json; 0: 20)
+              --json; 0: all)
 The first ownership command on a heap builds its dominator tree (seconds on
 a multi-gigabyte heap); later ones reuse it.
 )"},
@@ -94,7 +96,7 @@ The objects that keep the most memory alive (retained size: their own memsize
 plus everything only they hold), or the classes (--by class), then the
 strings stored many times over (the 5 that waste most).
   --by KEY     object (default) or class
-  --limit N    entries to show (default 20)
+  --limit N    entries to show (default 20; 0: all)
 --json prints topRetainers' result with duplicateStrings' `strings` added as
 `duplicateStrings`.
 )"},

@@ -45,7 +45,7 @@ std::shared_ptr<const hp::Binder> make_binder() {
                             [](const hp::NoParams&, const hp::RequestContext&) -> json::value {
                               throw std::runtime_error("boom");
                             });
-  binder->add_notification<json::value>("heapleak/poke", [](const json::value&) {});
+  binder->add_raw_notification("heapleak/poke", [](const json::value&) {});
   return binder;
 }
 

@@ -1,4 +1,4 @@
-// Binder: typed sync/async handlers, -32602 paths, outcomes, exceptions.
+// Binder: typed params for sync/async handlers, -32602 paths, exceptions.
 #include "protocol/binder.h"
 
 #include <boost/json.hpp>
@@ -21,12 +21,8 @@ LoadParams tag_invoke(json::value_to_tag<LoadParams>, const json::value& value) 
   return {r.required<std::string>("path"), r.optional<std::string>("name")};
 }
 
-struct LoadResult {
-  std::string heap;
-  std::uint64_t objects = 0;
-};
-void tag_invoke(json::value_from_tag, json::value& out, const LoadResult& result) {
-  out = {{"heap", result.heap}, {"objects", result.objects}};
+json::value load_result(std::string heap, std::uint64_t objects) {
+  return json::object{{"heap", std::move(heap)}, {"objects", objects}};
 }
 
 // Calls one registered method and returns the response it produced.
@@ -63,10 +59,10 @@ std::string error_message(const json::object& response) {
 
 }  // namespace
 
-TEST_CASE("a sync handler gets typed params and returns a typed result", "[binder]") {
+TEST_CASE("a sync handler gets typed params and returns a JSON result", "[binder]") {
   Harness h;
   h.binder.add<LoadParams>("loadHeap", [](const LoadParams& p, const RequestContext&) {
-    return LoadResult{p.name.value_or("h1") + ":" + p.path, 42};
+    return load_result(p.name.value_or("h1") + ":" + p.path, 42);
   });
   auto response = h.call("loadHeap", json::parse(R"({"path":"/tmp/a.json"})"));
   CHECK(response.at("result").at("heap") == json::value("h1:/tmp/a.json"));
@@ -78,7 +74,7 @@ TEST_CASE("bad params answer -32602 with the field path", "[binder]") {
   bool called = false;
   h.binder.add<LoadParams>("loadHeap", [&](const LoadParams&, const RequestContext&) {
     called = true;
-    return LoadResult{};
+    return json::value();
   });
   auto wrong_type = h.call("loadHeap", json::parse(R"({"path":1})"));
   CHECK(error_code(wrong_type) == kInvalidParams);
@@ -92,16 +88,15 @@ TEST_CASE("bad params answer -32602 with the field path", "[binder]") {
 
 TEST_CASE("handlers answer domain errors, exceptions become errors", "[binder]") {
   Harness h;
-  h.binder.add<LoadParams>("result",
-                           [](const LoadParams& p, const RequestContext&) -> RpcResult<LoadResult> {
-                             if (p.path == "/missing")
-                               return domain_error("fileNotFound", "no such file: /missing");
-                             return LoadResult{"h", 1};
-                           });
-  h.binder.add<NoParams>("throws", [](const NoParams&, const RequestContext&) -> LoadResult {
+  h.binder.add<LoadParams>("result", [](const LoadParams& p, const RequestContext&) {
+    if (p.path == "/missing")
+      throw RpcException(domain_error("fileNotFound", "no such file: /missing"));
+    return load_result("h", 1);
+  });
+  h.binder.add<NoParams>("throws", [](const NoParams&, const RequestContext&) -> json::value {
     throw std::runtime_error("boom");
   });
-  h.binder.add<NoParams>("throwsRpc", [](const NoParams&, const RequestContext&) -> LoadResult {
+  h.binder.add<NoParams>("throwsRpc", [](const NoParams&, const RequestContext&) -> json::value {
     throw RpcException(domain_error("unknownHeap", "no heap h9"));
   });
   h.binder.add<NoParams>("void", [](const NoParams&, const RequestContext&) {});
@@ -118,14 +113,13 @@ TEST_CASE("handlers answer domain errors, exceptions become errors", "[binder]")
   CHECK(h.call("void", nullptr).at("result").is_null());
 }
 
-TEST_CASE("an async handler answers through a typed reply", "[binder]") {
+TEST_CASE("an async handler answers through the reply it keeps", "[binder]") {
   Harness h;
-  std::optional<TypedReply<LoadResult>> saved;
-  h.binder.add_async<LoadParams, LoadResult>(
-      "loadHeap", [&](LoadParams p, RequestContext, TypedReply<LoadResult> reply) {
-        CHECK(p.path == "/a");
-        saved.emplace(std::move(reply));
-      });
+  std::optional<Reply> saved;
+  h.binder.add_async<LoadParams>("loadHeap", [&](LoadParams p, RequestContext, Reply reply) {
+    CHECK(p.path == "/a");
+    saved.emplace(std::move(reply));
+  });
   const auto* handler = h.binder.find_request("loadHeap");
   REQUIRE(handler);
   {
@@ -139,7 +133,7 @@ TEST_CASE("an async handler answers through a typed reply", "[binder]") {
     (*handler)(json::parse(R"({"path":"/a"})"), RequestContext{9, "loadHeap", {}, {}}, reply);
   }
   CHECK(h.responses.empty());  // the handler kept the reply
-  (*saved)(LoadResult{"h2", 7});
+  saved->result(load_result("h2", 7));
   REQUIRE(h.responses.size() == 1);
   CHECK(h.responses[0].at("id") == json::value(9));
   CHECK(h.responses[0].at("result").at("heap") == json::value("h2"));

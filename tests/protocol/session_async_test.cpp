@@ -43,13 +43,12 @@ std::string kind(const json::value& message) {
 TEST_CASE("async replies from workers reach the client once each", "[session][async]") {
   Workers workers;
   auto binder = std::make_shared<Binder>();
-  binder->add_async<json::value, json::value>(
-      "work", [&](json::value params, RequestContext, TypedReply<json::value> reply) {
-        workers.run([params, reply] {
-          reply(params.at("n"));
-          reply(json::value("again"));  // ignored
-        });
-      });
+  binder->add_async<json::value>("work", [&](json::value params, RequestContext, Reply reply) {
+    workers.run([params, reply] {
+      reply.result(params.at("n"));
+      reply.result(json::value("again"));  // ignored
+    });
+  });
   FakeClient client(binder);
   client.initialize();
   constexpr int kRequests = 200;
@@ -69,8 +68,7 @@ TEST_CASE("async replies from workers reach the client once each", "[session][as
 
 TEST_CASE("a handler that drops its reply answers -32603", "[session][async]") {
   auto binder = std::make_shared<Binder>();
-  binder->add_async<NoParams, json::value>(
-      "forget", [](NoParams, RequestContext, TypedReply<json::value>) {});
+  binder->add_async<NoParams>("forget", [](NoParams, RequestContext, Reply) {});
   binder->add_raw("throwAfterReply", [](const json::value&, const RequestContext&, Reply reply) {
     reply.result(json::value(1));
     throw std::runtime_error("after reply");
@@ -106,22 +104,21 @@ TEST_CASE("$/cancelRequest stops a running request, answered -32800 once", "[ses
   std::condition_variable_any cv;
   bool started = false;
   auto binder = std::make_shared<Binder>();
-  binder->add_async<NoParams, json::value>(
-      "slow", [&](NoParams, RequestContext context, TypedReply<json::value> reply) {
-        workers.run([&, context, reply] {
-          std::unique_lock lock(mutex);
-          started = true;
-          cv.notify_all();
-          // Waits until cancelled (or 5 s, so a bug fails instead of hanging).
-          cv.wait_for(lock, context.stop, 5s, [] { return false; });
-          if (context.cancelled()) {
-            reply.cancelled();
-          } else {
-            reply(json::value("finished"));
-          }
-          reply.cancelled();  // a second answer is ignored
-        });
-      });
+  binder->add_async<NoParams>("slow", [&](NoParams, RequestContext context, Reply reply) {
+    workers.run([&, context, reply] {
+      std::unique_lock lock(mutex);
+      started = true;
+      cv.notify_all();
+      // Waits until cancelled (or 5 s, so a bug fails instead of hanging).
+      cv.wait_for(lock, context.stop, 5s, [] { return false; });
+      if (context.cancelled()) {
+        reply.cancelled();
+      } else {
+        reply.result(json::value("finished"));
+      }
+      reply.cancelled();  // a second answer is ignored
+    });
+  });
   FakeClient client(binder);
   client.initialize();
   auto id = client.request("slow");
@@ -166,20 +163,19 @@ TEST_CASE("progress: begin, reports, end, then the reply", "[session][progress]"
   std::chrono::milliseconds elapsed{0};
   Workers workers;
   auto binder = std::make_shared<Binder>();
-  binder->add_async<NoParams, json::value>(
-      "load", [&](NoParams, RequestContext context, TypedReply<json::value> reply) {
-        workers.run([&elapsed, context, reply] {
-          const auto started = std::chrono::steady_clock::now();
-          context.progress.begin("Loading heap");
-          for (unsigned p = 0; p <= 100; p += 5) {
-            context.progress.report(p, std::to_string(p) + "%");
-            std::this_thread::sleep_for(12ms);
-          }
-          elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-              std::chrono::steady_clock::now() - started);
-          reply(json::value("loaded"));  // the reply sends end first
-        });
-      });
+  binder->add_async<NoParams>("load", [&](NoParams, RequestContext context, Reply reply) {
+    workers.run([&elapsed, context, reply] {
+      const auto started = std::chrono::steady_clock::now();
+      context.progress.begin("Loading heap");
+      for (unsigned p = 0; p <= 100; p += 5) {
+        context.progress.report(p, std::to_string(p) + "%");
+        std::this_thread::sleep_for(12ms);
+      }
+      elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - started);
+      reply.result(json::value("loaded"));  // the reply sends end first
+    });
+  });
   FakeClient client(binder);
   client.initialize();
   auto id = client.request("load", json::object{{"workDoneToken", "tok-1"}});
@@ -243,14 +239,13 @@ TEST_CASE("a cancelled load ends its progress before the -32800", "[session][pro
 TEST_CASE("batched async replies wait for the slowest", "[session][batch][async]") {
   Workers workers;
   auto binder = std::make_shared<Binder>();
-  binder->add_async<json::value, json::value>(
-      "sleep", [&](json::value params, RequestContext, TypedReply<json::value> reply) {
-        const auto ms = params.at("ms").as_int64();
-        workers.run([ms, reply] {
-          std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-          reply(json::value(ms));
-        });
-      });
+  binder->add_async<json::value>("sleep", [&](json::value params, RequestContext, Reply reply) {
+    const auto ms = params.at("ms").as_int64();
+    workers.run([ms, reply] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      reply.result(json::value(ms));
+    });
+  });
   FakeClient client(binder);
   client.initialize();
   client.send(json::parse(R"([{"jsonrpc":"2.0","id":"a","method":"sleep","params":{"ms":30}},

@@ -57,7 +57,7 @@ TEST_CASE("before initialize: requests -32002, notifications dropped, exit allow
           "[session][lifecycle]") {
   auto binder = echo_binder();
   int notified = 0;
-  binder->add_notification<json::value>("heapleak/ping", [&](const json::value&) { ++notified; });
+  binder->add_raw_notification("heapleak/ping", [&](const json::value&) { ++notified; });
   int exits = 0;
   bool clean = true;
   SessionOptions options;

@@ -1,6 +1,7 @@
 // The JSON shapes of core results: what heapleakd answers on the wire and
 // what the one-shot `heapleak --json` prints, from one place so the two can
 // never disagree. Field names are the wire's camelCase; addresses are "0x..".
+// The other files of results/ hold the stats, heap-list and browse shapes.
 #pragma once
 
 #include <boost/json.hpp>
@@ -13,7 +14,7 @@
 #include "core/retainer_report.h"
 #include "core/root_paths.h"
 
-namespace heapleak {
+namespace heapleak::results {
 
 boost::json::object heap_summary_json(const Heap& heap);
 boost::json::object leak_diff_json(const Heap& target, const LeakDiff& diff);
@@ -22,10 +23,6 @@ boost::json::array addresses_json(const Heap& heap, const std::vector<ObjectInde
 
 boost::json::object retainer_json(const Heap& heap, const RetainerReport& report);
 boost::json::object root_path_json(const Heap& heap, const RootPath& path);
-
-}  // namespace heapleak
-
-namespace heapleak {
 
 boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
 boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,
@@ -37,5 +34,9 @@ boost::json::array path_tree_json(const Heap& heap, const PathTreeNode& node);
 // A STRING's content read back from the dump (the heap keeps only a hash),
 // cut at 200 characters; null when it cannot be read.
 boost::json::value string_value_json(const Heap& heap, ObjectIndex i);
+// duplicateStrings' result without its `heap` id: {strings: [{value, count,
+// memsize, wasted, samples}]}.
+boost::json::object duplicate_strings_json(const Heap& heap,
+                                           const std::vector<DuplicateStrings>& strings);
 
-}  // namespace heapleak
+}  // namespace heapleak::results

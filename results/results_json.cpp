@@ -1,10 +1,10 @@
-#include "daemon/results_json.h"
+#include "results/results_json.h"
 
 #include "core/dominators.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
 
-namespace heapleak {
+namespace heapleak::results {
 namespace json = boost::json;
 
 json::array addresses_json(const Heap& heap, const std::vector<ObjectIndex>& objects) {
@@ -252,4 +252,17 @@ json::value string_value_json(const Heap& heap, ObjectIndex i) {
   return json::value(content);
 }
 
-}  // namespace heapleak
+json::object duplicate_strings_json(const Heap& heap,
+                                    const std::vector<DuplicateStrings>& strings) {
+  json::array out;
+  for (const auto& dup : strings) {
+    out.push_back(json::object{{"value", string_value_json(heap, dup.samples.front())},
+                               {"count", dup.count},
+                               {"memsize", dup.memsize},
+                               {"wasted", dup.wasted},
+                               {"samples", addresses_json(heap, dup.samples)}});
+  }
+  return json::object{{"strings", std::move(out)}};
+}
+
+}  // namespace heapleak::results

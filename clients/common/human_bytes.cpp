@@ -1,0 +1,20 @@
+#include "clients/common/human_bytes.h"
+
+#include <cstdio>
+
+namespace heapleak::clients {
+
+std::string human_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  // From 1000 on, the next unit: tables stay narrow.
+  while (bytes >= 1000 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+  return text;
+}
+
+}  // namespace heapleak::clients

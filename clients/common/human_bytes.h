@@ -1,0 +1,13 @@
+// Byte counts for people, one rule for both CLIs (heapleak and
+// heapleak-client) and the VS Code extension's copy: IEC units, one decimal
+// past bytes, and the next unit from 1000 on ("80 B", "84.6 KiB", "1.0 MiB",
+// never "1022.0 KiB"), so one heap prints the same sizes everywhere.
+#pragma once
+
+#include <string>
+
+namespace heapleak::clients {
+
+std::string human_bytes(double bytes);
+
+}  // namespace heapleak::clients

@@ -1,0 +1,57 @@
+#include "daemon/stdio_server.h"
+
+#include <signal.h>
+
+#include <string>
+#include <thread>
+
+#include "daemon/connection.h"
+#include "daemon/stdio_stream.h"
+
+namespace heapleak::daemon {
+namespace {
+
+sigset_t stop_signals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
+}  // namespace
+
+void block_stop_signals() {
+  const sigset_t signals = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+StdioServer::StdioServer(std::shared_ptr<const protocol::Binder> binder,
+                         protocol::SessionOptions session_options,
+                         std::shared_ptr<protocol::Logger> logger)
+    : binder_(std::move(binder)),
+      session_options_(std::move(session_options)),
+      logger_(std::move(logger)) {}
+
+int StdioServer::run() {
+  // Detached: it may still wait in sigwait when the process exits, so it
+  // holds what it touches itself.
+  std::thread([stop = stop_requested_, logger = logger_] {
+    const sigset_t signals = stop_signals();
+    int signal = 0;
+    if (sigwait(&signals, &signal) == 0) {
+      logger->info(std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
+      *stop = true;
+    }
+  }).detach();
+  int code;
+  {
+    Connection connection(binder_, session_options_,
+                          std::make_unique<StdioStream>(*stop_requested_),
+                          /*finish_work_at_eof=*/true);
+    code = connection.run();
+  }
+  return *stop_requested_ ? 0 : code;
+}
+
+}  // namespace heapleak::daemon

@@ -79,3 +79,26 @@ export function resolveSite(file: string, workspaceFolders: string[], exists: (p
   }
   return undefined;
 }
+
+/**
+ * Of `candidates` (workspace files with the site's base name), the one that
+ * shares the longest tail of path components with `file`; ties go to the
+ * shortest path (the least nested copy). Undefined when none shares even the
+ * base name.
+ */
+export function bestSuffixMatch(file: string, candidates: string[]): string | undefined {
+  const want = file.split(/[\\/]+/).filter(Boolean).reverse();
+  let best: string | undefined;
+  let bestTail = 0;
+  for (const candidate of candidates) {
+    const have = candidate.split(/[\\/]+/).filter(Boolean).reverse();
+    let tail = 0;
+    while (tail < want.length && tail < have.length && want[tail] === have[tail]) tail++;
+    if (tail === 0) continue;
+    if (tail > bestTail || (tail === bestTail && best !== undefined && candidate.length < best.length)) {
+      best = candidate;
+      bestTail = tail;
+    }
+  }
+  return best;
+}

@@ -135,7 +135,7 @@ test('run leak diff: baseline, target, later from quick picks; result in the tre
   assert.deepEqual(c.daemon.calls.at(-1), { method: 'stats', params: { baseline: 'h1', target: 'h2', later: 'h3', groupBy: 'class', samples: 50 } });
   assert.equal(c.store.diffFor('h2')?.result, fx.stats);
   assert.equal(c.store.diffFor('h2')?.seq, 1);
-  assert.match(c.ui.messages.at(-1)!.message, /2,105 leaked objects \(108 KiB\) in 2 groups; most: STRING ×1,805/);
+  assert.match(c.ui.messages.at(-1)!.message, /2,105 leaked objects \(108\.1 KiB\) in 2 groups; most: STRING ×1,805/);
 });
 
 test('run leak diff with "(none)" as later is a two-dump diff; Escape anywhere stops', async () => {

@@ -418,24 +418,27 @@ export class TreeModel {
         return {
           id: node.id,
           label: o.name ?? o.key,
-          description: `${formatCount(o.count)} objects, ${formatBytes(o.memsize)}`,
+          description: `${objectsText(o.count)}, ${formatBytes(o.memsize)}`,
           tooltip: `${o.name ?? o.key}: ${formatCount(o.count)} leaked objects, ${formatCount(o.memsize)} bytes` + (sites ? `; ${sites} allocation site${sites === 1 ? '' : 's'} below` : '; no allocation sites (the dumps were not traced)'),
           collapsible: sites ? 'collapsed' : 'none',
           contextValue: 'class',
           icon: 'symbol-class',
         };
       }
-      case 'site':
+      case 'site': {
+        // The tree is narrow: file:line first, where it lives after.
+        const dir = siteDir(node.file);
         return {
           id: node.id,
-          label: node.site,
-          description: `${formatCount(node.count)} objects`,
-          tooltip: node.resolved ? `Open ${node.resolved}:${node.line}` : `${node.file} was not found in this workspace`,
+          label: `${baseName(node.file)}:${node.line}`,
+          description: [objectsText(node.count), dir].filter(Boolean).join(' · '),
+          tooltip: `${node.site}\n` + (node.resolved ? `Open ${node.resolved}:${node.line}` : `${node.file} was not found in this workspace`),
           collapsible: 'none',
           contextValue: node.resolved ? 'site' : 'siteNotFound',
           icon: node.resolved ? 'go-to-file' : 'question',
           command: node.resolved ? { command: 'heapleak.openSite', title: 'Open Allocation Site', arguments: [node] } : undefined,
         };
+      }
       case 'more':
         return {
           id: node.id,
@@ -466,6 +469,20 @@ export function objectWhat(brief: ObjectBrief): string {
   return brief.type;
 }
 
+/** `1 object`, `2,700 objects`. */
+export function objectsText(count: number): string {
+  return `${formatCount(count)} object${count === 1 ? '' : 's'}`;
+}
+
+function baseName(file: string): string {
+  return file.split(/[\\/]/).pop() || file;
+}
+
+function siteDir(file: string): string | undefined {
+  const cut = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return cut > 0 ? file.slice(0, cut) : undefined;
+}
+
 /** `+300/dump` from the holder's growth; undefined when unknown. */
 export function growthText(row: LeakRow): string | undefined {
   const step = growthPerDump(row.growth);
@@ -476,7 +493,7 @@ export function growthText(row: LeakRow): string | undefined {
 function leakItem(node: LeakNode): ItemView {
   const row = node.row;
   const retained = row.retained ?? row.memsize;
-  const description = [`${formatCount(row.count)} objects`, `${formatBytes(retained)} retained`, growthText(row)];
+  const description = [objectsText(row.count), `${formatBytes(retained)} retained`, growthText(row)];
   const holder = row.holder ? `${objectWhat(row.holder)} ${row.holder.address}` : `none (GC root${row.root ? ` ${row.root}` : ''})`;
   const growth = row.growth
     ? `${row.growth.field} ${[row.growth.baseline, row.growth.target, row.growth.later].map((v) => (v === null || v === undefined ? '?' : formatCount(v))).join(' → ')}`

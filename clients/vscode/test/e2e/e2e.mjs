@@ -60,6 +60,17 @@ const sidebar = () => page.locator('.part.sidebar');
 const leakRow = () => sidebar().locator('.monaco-list-row', { hasText: ' retained' }).first();
 const treeRow = (text) => sidebar().locator('.monaco-list-row', { hasText: text });
 
+/** Drags the sidebar's edge to `width` px so the screenshots show whole rows (layout only: best effort). */
+async function widenSidebar(width) {
+  const box = await sidebar().boundingBox();
+  if (!box) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width - 1, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.up();
+}
+
 async function palette(command, { pick } = {}) {
   // No Escape first: in a focused list it clears the selection the command may use.
   await page.keyboard.press('F1');
@@ -139,11 +150,16 @@ async function main() {
     const item = page.locator('.context-view .action-item', { hasText: 'Load Heap Dump(s)' }).first();
     await item.waitFor({ timeout: 10_000 });
     await item.click();
+    // On a busy machine the click can land while the menu still opens: the item is highlighted, the menu stays.
+    const menu = page.locator('.context-view .monaco-menu');
+    if (!(await menu.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false))) await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
   });
 
   await step('the Heapleak view lists the three heaps', async () => {
     await page.locator('.activitybar [aria-label^="Heapleak"]').first().click();
     await palette('View: Close All Editors'); // the clicks in the Explorer opened A.json
+    await widenSidebar(640);
     for (const name of ['A.json', 'B.json', 'C.json']) await treeRow(name).first().waitFor({ timeout: 60_000 });
     const text = await sidebar().innerText();
     if (!/h2 · [\d,]+ objects/.test(text)) throw new Error(`no heap description in the tree: ${text}`);
@@ -197,8 +213,9 @@ async function main() {
       await user.locator('.monaco-tl-twistie').click();
       const site = sidebar().locator('.monaco-list-row', { hasText: /\.rb:\d+/ }).first();
       await site.waitFor({ timeout: 10_000 });
-      const [, file, line] = /([^\s/]+\.rb):(\d+)/.exec(await site.innerText());
-      await site.click();
+      const [, file, line] = /([^\s/]+\.rb):(\d+)$/.exec((await site.locator('.label-name').first().innerText()).trim());
+      // run.sh sets workbench.list.openMode to doubleClick: a row's command runs on a double click.
+      await site.dblclick();
       await page.locator('.tabs-container .tab', { hasText: file }).first().waitFor({ timeout: 30_000 });
       const selection = page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first();
       await selection.waitFor({ timeout: 10_000 });
@@ -231,7 +248,7 @@ async function main() {
 
   await step('clicking the retainer node in the graph inspects it', async () => {
     const red = webview().locator('g.node', { has: webview().locator('polygon[stroke="red"]') }).first();
-    const shown = leakRows ? ((await red.locator('title').innerText()).trim()) : retainer;
+    const shown = leakRows ? ((await red.locator('title').first().textContent()) ?? '').trim() : retainer;
     const node = webview().locator('g.node', { has: webview().locator('title', { hasText: shown }) }).first();
     await node.click();
     await page.locator('.tabs-container .tab', { hasText: `${shown}.jsonc` }).first().waitFor({ timeout: 30_000 });

@@ -3,7 +3,7 @@
 // and samples; the noise under "Probably not leaks".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ClassNode, HeapStore, LeakNode, ObjectNode, SectionNode, SiteNode, TreeModel, TreeNode, growthText, objectWhat, parseSite } from '../../src/model';
+import { ClassNode, HeapStore, LeakNode, ObjectNode, SectionNode, SiteNode, TreeModel, TreeNode, growthText, objectWhat, objectsText, parseSite } from '../../src/model';
 import { growthPerDump, isLeakRows } from '../../src/protocol';
 import { bestSuffixMatch } from '../../src/details';
 import * as fx from '../support/fixtures';
@@ -126,17 +126,21 @@ test('allocation sites: clickable when the workspace has the file, else text say
   const site = proc[0] as SiteNode;
   assert.deepEqual([site.file, site.line, site.resolved], ['/srv/app/lib/metrics.rb', 14, '/ws/lib/metrics.rb']);
   const item = model.item(site);
-  assert.equal(item.label, '/srv/app/lib/metrics.rb:14');
-  assert.equal(item.description, '1,000 objects');
+  assert.equal(item.label, 'metrics.rb:14');
+  assert.equal(item.description, '1,000 objects · /srv/app/lib');
   assert.deepEqual(item.command, { command: 'heapleak.openSite', title: 'Open Allocation Site', arguments: [site] });
-  assert.equal(item.tooltip, 'Open /ws/lib/metrics.rb:14');
+  assert.equal(item.tooltip, '/srv/app/lib/metrics.rb:14\nOpen /ws/lib/metrics.rb:14');
 
   const timed = await model.children(classes[1]);
   const missing = model.item(timed[0]);
   assert.equal(missing.command, undefined, 'a file the workspace does not have is not clickable');
-  assert.equal(missing.tooltip, '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb was not found in this workspace');
+  assert.equal(missing.tooltip, '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb:157\n/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb was not found in this workspace');
+  assert.equal(missing.label, 'fanout.rb:157');
   assert.equal(missing.contextValue, 'siteNotFound');
-  assert.deepEqual(asked, ['/srv/app/lib/metrics.rb', '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb']);
+  const strings = await model.children(classes[2]);
+  assert.deepEqual(strings.map((n) => model.item(n).label), ['metrics.rb:14', 'app.rb:31']);
+  assert.equal(model.item(strings[1]).description, '400 objects · /srv/app');
+  assert.deepEqual(asked, ['/srv/app/lib/metrics.rb', '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb', '/srv/app/lib/metrics.rb', '/srv/app/app.rb']);
 
   // a class with no sites (untraced dumps) does not expand
   const rowsNoise = await model.children(rows[3]);
@@ -190,6 +194,8 @@ test('growth per dump, sites, suffix matches', () => {
   const row = fx.explainLeaks.leaks[0];
   assert.equal(growthText({ ...row, growth: { field: 'length', baseline: 50, target: 30, later: 10 } }), '−20/dump');
   assert.equal(growthText({ ...row, growth: null }), undefined);
+  assert.equal(objectsText(1), '1 object');
+  assert.equal(objectsText(2700), '2,700 objects');
   assert.deepEqual(parseSite('app.rb:12'), { file: 'app.rb', line: 12 });
   assert.deepEqual(parseSite('/srv/app/lib/a:b.rb:7'), { file: '/srv/app/lib/a:b.rb', line: 7 });
   assert.deepEqual(parseSite('(eval)'), { file: '(eval)', line: 1 });

@@ -87,6 +87,8 @@ export interface Settings {
   samples: number;
   minSamples: number;
   groupBy: GroupBy;
+  /** `leaks`: explain's one row per leak when the daemon has it; `groups`: stats' groups, as before issue 12. */
+  leakView?: 'leaks' | 'groups';
 }
 
 /** Maps $/progress percentages onto VS Code's cumulative increments. */
@@ -216,7 +218,7 @@ export class Commands {
     });
     if (later === undefined) return undefined;
     const settings = this.settings_();
-    const explained = await this.leakRows({ baseline, target, later: later || undefined, groupBy: settings.groupBy, samples: settings.samples });
+    const explained = settings.leakView === 'groups' ? undefined : await this.leakRows({ baseline, target, later: later || undefined, groupBy: settings.groupBy, samples: settings.samples });
     if (explained === 'cancelled') return undefined;
     let result: StatsResult;
     if (explained) {

@@ -37,6 +37,7 @@ function readSettings(): Settings {
     samples: config.get<number>('samples', 50),
     minSamples: config.get<number>('retainer.minSamples', 0),
     groupBy: config.get<GroupBy>('groupBy', 'class'),
+    leakView: config.get<'leaks' | 'groups'>('leakView', 'leaks'),
   };
 }
 

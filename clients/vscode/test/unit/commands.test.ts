@@ -393,3 +393,15 @@ test('allocation sites of a leak: as is, under a workspace folder, else by suffi
   assert.equal(await c.commands.openSite(gone), undefined);
   assert.match(c.ui.messages.at(-1)!.message, /\/usr\/lib\/ruby\/fanout\.rb:157 is not in this workspace/);
 });
+
+test('heapleak.leakView "groups": stats groups even from a daemon with leak rows', async () => {
+  const ui = new FakeUi();
+  const daemon = new FakeDaemon();
+  daemon.explainAnswer = () => fx.explainLeaks;
+  const store = new HeapStore();
+  const commands = new Commands(ui, daemon, store, () => ({ ...settings, leakView: 'groups' }));
+  await commands.loadHeaps(['/d/A.json', '/d/B.json', '/d/C.json']);
+  assert.equal(await commands.runLeakDiff(), fx.stats);
+  assert.deepEqual(daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats').map((call) => call.method), ['stats']);
+  assert.equal(store.diffFor('h2')?.explain, undefined);
+});

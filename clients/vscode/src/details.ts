@@ -24,8 +24,9 @@ export function siteOf(object: { file?: string; line?: number }): string | undef
 
 export function objectDocument(heapLabel: string, object: ObjectResult): string {
   const lines = [`// heapleak: object ${object.address} in heap ${heapLabel}`];
-  const what = object.class ? `${object.class} (${object.type})` : object.type;
-  lines.push(`// ${what}${object.key && object.key !== object.class ? `, ${object.key}` : ''}, ${formatBytes(object.memsize ?? 0)}`);
+  const shown = object.name ?? object.class;
+  const what = shown ? `${shown} (${object.type})` : object.type;
+  lines.push(`// ${what}${object.key && object.key !== shown ? `, ${object.key}` : ''}, ${formatBytes(object.memsize ?? 0)}`);
   const site = siteOf(object);
   if (site) lines.push(`// allocated at ${site}${object.generation !== undefined ? ` (GC generation ${object.generation})` : ''}`);
   else if (object.generation !== undefined) lines.push(`// GC generation ${object.generation}`);
@@ -53,7 +54,7 @@ export function pathDocument(heapLabel: string, address: string, result: RootPat
   const lines = [`// heapleak: path from GC root "${result.root}" to ${address} in heap ${heapLabel}`];
   result.path.forEach((a, k) => {
     const o = byAddress.get(a);
-    const what = o ? o.key ?? o.class ?? o.type : '?';
+    const what = o ? o.name ?? o.key ?? o.class ?? o.type : '?';
     const site = o ? siteOf(o) : undefined;
     lines.push(`${'  '.repeat(k)}${a} ${what}${site ? `  (${site})` : ''}`);
   });

@@ -240,6 +240,9 @@ export interface RootResult {
   unknown: string[];
   rootPath?: RootPathResult;
   retainerObject?: ObjectBrief;
+  /** Issue 12: true when the samples are held by different containers, listed in `groups`. */
+  split?: boolean;
+  groups?: { retainer: ObjectBrief | null; samples: string[] }[];
   [extra: string]: unknown;
 }
 

@@ -5,7 +5,19 @@
 // describes tree items as plain data and fetches through narrow interfaces,
 // so it runs without VS Code.
 
-import { ExplainResult, HeapSummary, LeakGroup, LeakObjects, LeakRow, ObjectBrief, RelatedResult, StatsResult, formatBytes, formatCount, growthPerDump } from './protocol';
+import {
+  ExplainResult,
+  HeapSummary,
+  LeakGroup,
+  LeakObjects,
+  LeakRow,
+  ObjectBrief,
+  RelatedResult,
+  StatsResult,
+  formatBytes,
+  formatCount,
+  growthPerDump,
+} from './protocol';
 
 export interface LeakDiff {
   baseline: string;
@@ -261,10 +273,22 @@ export class TreeModel {
     };
     if (diff.explain) {
       const explain = diff.explain;
-      const leaks: TreeNode[] = explain.leaks.map((row, k) => ({ kind: 'leak', id: `${node.id}/leak${k}:${row.signature ?? row.key}`, heap: node.heap, row, noise: false }));
+      const leaks: TreeNode[] = explain.leaks.map((row, k) => ({
+        kind: 'leak',
+        id: `${node.id}/leak${k}:${row.signature ?? row.key}`,
+        heap: node.heap,
+        row,
+        noise: false,
+      }));
       const noise = explain.noise ?? [];
       if (noise.length > 0) leaks.push({ kind: 'section', id: `${node.id}/noise`, heap: node.heap, section: 'noise', rows: noise });
-      if (explain.leaks.length === 0) leaks.unshift({ kind: 'info', id: `${node.id}/noleak`, label: 'No leak found', tooltip: 'Nothing new in the target is still held in the later heap, or all of it is probably not a leak (below).' });
+      if (explain.leaks.length === 0)
+        leaks.unshift({
+          kind: 'info',
+          id: `${node.id}/noleak`,
+          label: 'No leak found',
+          tooltip: 'Nothing new in the target is still held in the later heap, or all of it is probably not a leak (below).',
+        });
       return [summary, ...leaks];
     }
     const groups: TreeNode[] = diff.result.groups.map((group) => ({
@@ -279,13 +303,26 @@ export class TreeModel {
   private leakChildren(node: LeakNode): TreeNode[] {
     const row = node.row;
     const kids: TreeNode[] = [];
-    if (node.noise && row.why) kids.push({ kind: 'info', id: `${node.id}/why`, label: `Why: ${row.why}`, tooltip: row.reason ? `reason: ${row.reason}` : undefined });
+    if (node.noise && row.why)
+      kids.push({ kind: 'info', id: `${node.id}/why`, label: `Why: ${row.why}`, tooltip: row.reason ? `reason: ${row.reason}` : undefined });
     if (row.holder) {
-      kids.push({ kind: 'object', id: `${node.id}/holder:${row.holder.address}`, heap: node.heap, address: row.holder.address, brief: row.holder, role: 'holder' });
+      kids.push({
+        kind: 'object',
+        id: `${node.id}/holder:${row.holder.address}`,
+        heap: node.heap,
+        address: row.holder.address,
+        brief: row.holder,
+        role: 'holder',
+      });
     } else {
-      kids.push({ kind: 'info', id: `${node.id}/noholder`, label: `No holder: the objects hang directly off GC root${row.root ? ` "${row.root}"` : 's'}` });
+      kids.push({
+        kind: 'info',
+        id: `${node.id}/noholder`,
+        label: `No holder: the objects hang directly off GC root${row.root ? ` "${row.root}"` : 's'}`,
+      });
     }
-    if ((row.pathNames?.length ?? 0) > 0 || (row.path?.length ?? 0) > 0) kids.push({ kind: 'section', id: `${node.id}/path`, heap: node.heap, section: 'path', rows: [row] });
+    if ((row.pathNames?.length ?? 0) > 0 || (row.path?.length ?? 0) > 0)
+      kids.push({ kind: 'section', id: `${node.id}/path`, heap: node.heap, section: 'path', rows: [row] });
     if ((row.objects?.length ?? 0) > 0) kids.push({ kind: 'section', id: `${node.id}/objects`, heap: node.heap, section: 'objects', rows: [row] });
     if (row.samples.length > 0) kids.push({ kind: 'section', id: `${node.id}/samples`, heap: node.heap, section: 'samples', rows: [row] });
     return kids;
@@ -306,7 +343,14 @@ export class TreeModel {
         else if (row.root) steps.push({ kind: 'info', id: `${node.id}/root`, label: `ROOT ${row.root}`, tooltip: 'the GC root' });
         path.forEach((address, k) => {
           const name = names[k + offset];
-          steps.push({ kind: 'object', id: `${node.id}/${k}:${address}`, heap: node.heap, address, brief: name ? { address, type: '', name } : undefined, role: 'path' });
+          steps.push({
+            kind: 'object',
+            id: `${node.id}/${k}:${address}`,
+            heap: node.heap,
+            address,
+            brief: name ? { address, type: '', name } : undefined,
+            role: 'path',
+          });
         });
         return steps;
       }
@@ -319,7 +363,7 @@ export class TreeModel {
           id: `${node.id}/${address}`,
           heap: node.heap,
           address,
-          groupKey: only ? only.name ?? only.key : undefined,
+          groupKey: only ? (only.name ?? only.key) : undefined,
           role: 'sample',
         }));
       }
@@ -387,15 +431,25 @@ export class TreeModel {
         };
       case 'object': {
         const brief = node.brief;
-        const what = brief ? objectWhat(brief) : node.groupKey ?? '';
+        const what = brief ? objectWhat(brief) : (node.groupKey ?? '');
         const site = brief?.file ? `${brief.file}:${brief.line ?? 0}` : undefined;
         const bytes = brief?.memsize !== undefined ? formatBytes(brief.memsize) : undefined;
         const labels = {
           sample: { label: node.address, description: [what, bytes], icon: 'symbol-object', tip: 'sample leaked object' },
           referrer: { label: node.address, description: [what, bytes], icon: 'arrow-small-left', tip: 'refers to the parent object' },
           // The holder reads as a class, then the address; path steps as the names Ruby code uses.
-          holder: { label: `Holder: ${what || node.address}`, description: [node.address, bytes], icon: 'package', tip: 'the object whose references gained the leaked objects' },
-          path: { label: what || node.address, description: [what ? node.address : undefined], icon: 'arrow-small-right', tip: 'on the path from the GC root to the holder' },
+          holder: {
+            label: `Holder: ${what || node.address}`,
+            description: [node.address, bytes],
+            icon: 'package',
+            tip: 'the object whose references gained the leaked objects',
+          },
+          path: {
+            label: what || node.address,
+            description: [what ? node.address : undefined],
+            icon: 'arrow-small-right',
+            tip: 'on the path from the GC root to the holder',
+          },
         }[node.role];
         return {
           id: node.id,
@@ -419,7 +473,9 @@ export class TreeModel {
           id: node.id,
           label: o.name ?? o.key,
           description: `${objectsText(o.count)}, ${formatBytes(o.memsize)}`,
-          tooltip: `${o.name ?? o.key}: ${formatCount(o.count)} leaked objects, ${formatCount(o.memsize)} bytes` + (sites ? `; ${sites} allocation site${sites === 1 ? '' : 's'} below` : '; no allocation sites (the dumps were not traced)'),
+          tooltip:
+            `${o.name ?? o.key}: ${formatCount(o.count)} leaked objects, ${formatCount(o.memsize)} bytes` +
+            (sites ? `; ${sites} allocation site${sites === 1 ? '' : 's'} below` : '; no allocation sites (the dumps were not traced)'),
           collapsible: sites ? 'collapsed' : 'none',
           contextValue: 'class',
           icon: 'symbol-class',

@@ -106,14 +106,8 @@ export interface StatsResult {
   [extra: string]: unknown;
 }
 
-export interface ExplainParams {
-  baseline: string;
-  target: string;
-  later?: string;
-  groupBy?: GroupBy;
-  limit?: number;
-  samples?: number;
-}
+/** `explain` takes the leak diff's params, as `stats` does. */
+export type ExplainParams = StatsParams;
 
 /** How Ruby code reaches a leak's holder: `{kind: "class", name: "UserCache", root: "vm"}`. */
 export interface LeakReach {

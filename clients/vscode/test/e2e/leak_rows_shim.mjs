@@ -73,7 +73,11 @@ frames(daemon.stdout, (text) => {
     explainIds.delete(message.id);
     regroup(message.result)
       .then((result) => process.stdout.write(frame({ ...message, result })))
-      .catch((error) => process.stdout.write(frame({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `leak_rows_shim: ${error?.message ?? error}` } })));
+      .catch((error) =>
+        process.stdout.write(
+          frame({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `leak_rows_shim: ${error?.message ?? error}` } }),
+        ),
+      );
     return;
   }
   process.stdout.write(frame(message));
@@ -101,7 +105,16 @@ async function regroup(result) {
   for (const row of result.leaks) {
     const holder = row.owners?.[0];
     if (!holder) {
-      noise.push({ ...row, holder: null, reach: null, growth: null, objects: [{ key: row.key, name: row.key, count: row.count, memsize: row.memsize }], pathNames: [], reason: 'unreachable', why: 'no GC root reaches these objects: garbage not collected yet' });
+      noise.push({
+        ...row,
+        holder: null,
+        reach: null,
+        growth: null,
+        objects: [{ key: row.key, name: row.key, count: row.count, memsize: row.memsize }],
+        pathNames: [],
+        reason: 'unreachable',
+        why: 'no GC root reaches these objects: garbage not collected yet',
+      });
       continue;
     }
     if (!byHolder.has(holder.address)) byHolder.set(holder.address, { holder, rows: [] });
@@ -116,7 +129,13 @@ async function regroup(result) {
     for (const row of rows) {
       const sample = row.samples[0] ? (await nameOf(row.samples[0])).object : undefined;
       const site = sample?.file ? [{ site: `${sample.file}:${sample.line ?? 0}`, count: row.count }] : undefined;
-      objects.push({ key: row.key, name: sample ? rubyName(sample) : row.key, count: row.count, memsize: row.memsize, ...(site ? { sites: site } : {}) });
+      objects.push({
+        key: row.key,
+        name: sample ? rubyName(sample) : row.key,
+        count: row.count,
+        memsize: row.memsize,
+        ...(site ? { sites: site } : {}),
+      });
     }
     const holderName = names.at(-1) ?? holder.key;
     const reachName = names.at(-2);

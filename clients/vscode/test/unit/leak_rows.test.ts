@@ -3,7 +3,20 @@
 // and samples; the noise under "Probably not leaks".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ClassNode, HeapStore, LeakNode, ObjectNode, SectionNode, SiteNode, TreeModel, TreeNode, growthText, objectWhat, objectsText, parseSite } from '../../src/model';
+import {
+  ClassNode,
+  HeapStore,
+  LeakNode,
+  ObjectNode,
+  SectionNode,
+  SiteNode,
+  TreeModel,
+  TreeNode,
+  growthText,
+  objectWhat,
+  objectsText,
+  parseSite,
+} from '../../src/model';
 import { growthPerDump, isLeakRows } from '../../src/protocol';
 import { bestSuffixMatch } from '../../src/details';
 import * as fx from '../support/fixtures';
@@ -17,7 +30,14 @@ function setup(resolve: (file: string) => string | undefined = () => undefined) 
     return resolve(file);
   });
   const groups = fx.explainLeaks.leaks.map((row) => ({ key: row.key, count: row.count, memsize: row.memsize, samples: row.samples }));
-  store.setDiff({ baseline: 'h1', target: 'h2', later: 'h3', groupBy: 'class', result: { groups, total: fx.explainLeaks.total }, explain: fx.explainLeaks });
+  store.setDiff({
+    baseline: 'h1',
+    target: 'h2',
+    later: 'h3',
+    groupBy: 'class',
+    result: { groups, total: fx.explainLeaks.total },
+    explain: fx.explainLeaks,
+  });
   return { store, model, asked };
 }
 
@@ -74,7 +94,10 @@ test('a leak expands to its holder (an object like any other), its path, its obj
   const { model } = setup();
   const rows = await heapRows(model);
   const kids = await model.children(rows[1]);
-  assert.deepEqual(kids.map((n) => (n.kind === 'section' ? n.section : n.kind)), ['object', 'path', 'objects', 'samples']);
+  assert.deepEqual(
+    kids.map((n) => (n.kind === 'section' ? n.section : n.kind)),
+    ['object', 'path', 'objects', 'samples'],
+  );
   const holder = kids[0] as ObjectNode;
   assert.equal(holder.role, 'holder');
   assert.equal(holder.address, '0x7f3a1c2e4b58');
@@ -112,7 +135,10 @@ test('a leak expands to its holder (an object like any other), its path, its obj
 
   const samples = await model.children(kids[3]);
   assert.equal(model.item(kids[3]).description, '3 of 3,000');
-  assert.deepEqual(samples.map((n) => (n as ObjectNode).address), fx.explainLeaks.leaks[0].samples);
+  assert.deepEqual(
+    samples.map((n) => (n as ObjectNode).address),
+    fx.explainLeaks.leaks[0].samples,
+  );
   assert.equal((samples[0] as ObjectNode).role, 'sample');
 });
 
@@ -134,13 +160,24 @@ test('allocation sites: clickable when the workspace has the file, else text say
   const timed = await model.children(classes[1]);
   const missing = model.item(timed[0]);
   assert.equal(missing.command, undefined, 'a file the workspace does not have is not clickable');
-  assert.equal(missing.tooltip, '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb:157\n/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb was not found in this workspace');
+  assert.equal(
+    missing.tooltip,
+    '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb:157\n/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb was not found in this workspace',
+  );
   assert.equal(missing.label, 'fanout.rb:157');
   assert.equal(missing.contextValue, 'siteNotFound');
   const strings = await model.children(classes[2]);
-  assert.deepEqual(strings.map((n) => model.item(n).label), ['metrics.rb:14', 'app.rb:31']);
+  assert.deepEqual(
+    strings.map((n) => model.item(n).label),
+    ['metrics.rb:14', 'app.rb:31'],
+  );
   assert.equal(model.item(strings[1]).description, '400 objects · /srv/app');
-  assert.deepEqual(asked, ['/srv/app/lib/metrics.rb', '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb', '/srv/app/lib/metrics.rb', '/srv/app/app.rb']);
+  assert.deepEqual(asked, [
+    '/srv/app/lib/metrics.rb',
+    '/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb',
+    '/srv/app/lib/metrics.rb',
+    '/srv/app/app.rb',
+  ]);
 
   // a class with no sites (untraced dumps) does not expand
   const rowsNoise = await model.children(rows[3]);
@@ -165,7 +202,10 @@ test('noise rows say why, and have no holder when the objects hang off a GC root
   assert.equal(model.item(kids[0]).tooltip, 'reason: finalizerTable');
   assert.equal(model.item(kids[1]).label, 'No holder: the objects hang directly off GC root "finalizers"');
   const path = await model.children(section(kids, 'path'));
-  assert.deepEqual(path.map((n) => model.item(n).label), ['ROOT finalizers']);
+  assert.deepEqual(
+    path.map((n) => model.item(n).label),
+    ['ROOT finalizers'],
+  );
 });
 
 test('a diff with no leak says so above the noise', async () => {
@@ -176,12 +216,18 @@ test('a diff with no leak says so above the noise', async () => {
   const model = new TreeModel(store, { referrers: async () => ({ address: '', total: 0, offset: 0, items: [] }) });
   const [h2] = await model.children();
   const rows = await model.children(h2);
-  assert.deepEqual(rows.map((n) => model.item(n).label), ['Leaked: 40 objects, 1.6 KiB', 'No leak found', 'Probably not leaks']);
+  assert.deepEqual(
+    rows.map((n) => model.item(n).label),
+    ['Leaked: 40 objects, 1.6 KiB', 'No leak found', 'Probably not leaks'],
+  );
 });
 
 test('object labels use the wire name when present, else the key', () => {
   assert.equal(objectWhat({ address: '0x1', type: 'CLASS', class: '#<Class:0x7f00>', key: 'CLASS:UserCache', name: 'UserCache' }), 'UserCache');
-  assert.equal(objectWhat({ address: '0x1', type: 'STRUCT', class: 'PriceCalculator::Quote', key: 'STRUCT', name: 'PriceCalculator::Quote' }), 'PriceCalculator::Quote');
+  assert.equal(
+    objectWhat({ address: '0x1', type: 'STRUCT', class: 'PriceCalculator::Quote', key: 'STRUCT', name: 'PriceCalculator::Quote' }),
+    'PriceCalculator::Quote',
+  );
   assert.equal(objectWhat({ address: '0x1', type: 'DATA', key: 'DATA:strio' }), 'DATA:strio');
   assert.equal(objectWhat({ address: '0x1', type: 'OBJECT', class: 'User' }), 'User (OBJECT)');
 });

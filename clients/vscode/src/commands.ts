@@ -218,7 +218,10 @@ export class Commands {
     });
     if (later === undefined) return undefined;
     const settings = this.settings_();
-    const explained = settings.leakView === 'groups' ? undefined : await this.leakRows({ baseline, target, later: later || undefined, groupBy: settings.groupBy, samples: settings.samples });
+    const explained =
+      settings.leakView === 'groups'
+        ? undefined
+        : await this.leakRows({ baseline, target, later: later || undefined, groupBy: settings.groupBy, samples: settings.samples });
     if (explained === 'cancelled') return undefined;
     let result: StatsResult;
     if (explained) {
@@ -244,16 +247,15 @@ export class Commands {
     this.store.setDiff({ baseline, target, later: later || undefined, groupBy: settings.groupBy, result, explain: explained });
     await this.ui_.focusTree();
     const top = result.groups[0];
+    // Leak rows are ranked by retained bytes ("first"), groups by count ("most").
+    const count = result.groups.length;
+    const what = explained ? `${count} leak${count === 1 ? '' : 's'}` : `${count} groups`;
     const noise = explained?.noise?.length ? `; ${explained.noise.length} probably not leaks` : '';
     void this.ui_.info(
-      explained
-        ? `Heapleak: ${formatCount(result.total.count)} leaked objects (${formatBytes(result.total.memsize)}) in ${result.groups.length} leak${result.groups.length === 1 ? '' : 's'}` +
-            (top ? `; first: ${top.key} ×${formatCount(top.count)}` : '') +
-            noise +
-            (result.warnings?.length ? `. ${result.warnings.join(' ')}` : '')
-        : `Heapleak: ${formatCount(result.total.count)} leaked objects (${formatBytes(result.total.memsize)}) in ${result.groups.length} groups` +
-            (top ? `; most: ${top.key} ×${formatCount(top.count)}` : '') +
-            (result.warnings?.length ? `. ${result.warnings.join(' ')}` : ''),
+      `Heapleak: ${formatCount(result.total.count)} leaked objects (${formatBytes(result.total.memsize)}) in ${what}` +
+        (top ? `; ${explained ? 'first' : 'most'}: ${top.key} ×${formatCount(top.count)}` : '') +
+        noise +
+        (result.warnings?.length ? `. ${result.warnings.join(' ')}` : ''),
     );
     return result;
   }

@@ -423,7 +423,7 @@ export class TreeModel {
         return {
           id: node.id,
           label: node.group.key,
-          description: `${formatCount(node.group.count)} objects, ${formatBytes(node.group.memsize)}`,
+          description: `${objectsText(node.group.count)}, ${formatBytes(node.group.memsize)}`,
           tooltip: `${node.group.key}: ${formatCount(node.group.count)} leaked objects, ${formatCount(node.group.memsize)} bytes; ${node.group.samples.length} samples below`,
           collapsible: 'collapsed',
           contextValue: 'group',

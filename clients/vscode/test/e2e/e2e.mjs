@@ -177,7 +177,10 @@ async function main() {
     await treeRow('Leaked:').first().waitFor({ timeout: 60_000 });
     // Leak rows say "retained"; the per-group tree has a User group.
     await page.waitForFunction(
-      () => [...document.querySelectorAll('.part.sidebar .monaco-list-row')].some((r) => / retained|^\s*User\b/.test(r.textContent ?? '')),
+      () =>
+        [...document.querySelectorAll('.part.sidebar .monaco-list-row')].some(
+          (r) => (r.textContent ?? '').includes(' retained') || r.querySelector('.label-name')?.textContent?.trim() === 'User',
+        ),
       undefined,
       { timeout: 10_000 },
     );

@@ -273,9 +273,10 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     },
     async openFile(file, line) {
       const position = new vscode.Position(Math.max(0, line - 1), 0);
+      // Beside the editor being read; with none open, Beside would leave an empty group on the left.
       await vscode.window.showTextDocument(vscode.Uri.file(file), {
         selection: new vscode.Range(position, position),
-        viewColumn: vscode.ViewColumn.Beside,
+        viewColumn: vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
       });
     },
     exists: (file) => fs.existsSync(file),

@@ -30,6 +30,7 @@ import {
   isCancelled,
   isLeakRows,
   isMethodNotFound,
+  withLists,
 } from './protocol';
 
 export interface DaemonApi {
@@ -269,7 +270,7 @@ export class Commands {
     if (this.missing.has('explain')) return undefined;
     try {
       const answer = await this.ui_.progress('Heapleak: finding the leaks', (_report, token) => this.daemon_.explain(params, token));
-      if (isLeakRows(answer)) return answer;
+      if (isLeakRows(answer)) return withLists(answer);
       this.ui_.log('explain answers one row per class (a daemon before issue 12): showing the leak groups of stats');
       return undefined;
     } catch (error) {

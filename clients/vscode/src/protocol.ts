@@ -180,6 +180,15 @@ export function isLeakRows(result: unknown): result is ExplainResult {
   return r.leaks.some((row) => typeof row === 'object' && row !== null && ('holder' in row || 'signature' in row));
 }
 
+/** The answer with the lists the tree walks always present, so a sparse row shows as less, not as a crash. */
+export function withLists(result: ExplainResult): ExplainResult {
+  const rows = (list: unknown): LeakRow[] =>
+    (Array.isArray(list) ? list : [])
+      .filter((row): row is LeakRow => typeof row === 'object' && row !== null)
+      .map((row) => ({ ...row, key: String(row.key ?? '?'), samples: Array.isArray(row.samples) ? row.samples : [] }));
+  return { ...result, leaks: rows(result.leaks), noise: rows(result.noise), total: result.total ?? { count: 0, memsize: 0 } };
+}
+
 /** How many objects the holder gained per dump, from its growth; undefined when unknown. */
 export function growthPerDump(growth: LeakGrowth | null | undefined): number | undefined {
   if (!growth) return undefined;

@@ -301,7 +301,7 @@ test('run leak diff on a daemon with one row per leak: explain only, its rows in
   const asked = c.daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats');
   assert.deepEqual(asked, [{ method: 'explain', params: { baseline: 'h1', target: 'h2', later: 'h3', groupBy: 'class', samples: 50 } }]);
   const diff = c.store.diffFor('h2')!;
-  assert.equal(diff.explain, fx.explainLeaks);
+  assert.deepEqual(diff.explain, fx.explainLeaks);
   assert.deepEqual(result?.groups.map((g) => [g.key, g.count]), [
     ['Array in ActiveSupport::Notifications::Fanout@string_subscribers["render.app"]', 3000],
     ['Hash in App.@request_log', 1500],
@@ -404,4 +404,18 @@ test('heapleak.leakView "groups": stats groups even from a daemon with leak rows
   assert.equal(await commands.runLeakDiff(), fx.stats);
   assert.deepEqual(daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats').map((call) => call.method), ['stats']);
   assert.equal(store.diffFor('h2')?.explain, undefined);
+});
+
+test('a sparse leak row (no samples, no objects, no path) shows as less, not as a crash', async () => {
+  const c = setup();
+  c.daemon.explainAnswer = () => ({ leaks: [{ key: 'Array in $EVENTS', holder: null, count: 12, memsize: 480 }], total: { count: 12, memsize: 480 } });
+  await loadThree(c);
+  await c.commands.runLeakDiff();
+  const model = new TreeModel(c.store, c.daemon);
+  const [, h2] = await model.children();
+  const rows = await model.children(h2);
+  assert.deepEqual(rows.map((n) => model.item(n).label), ['Leaked: 12 objects, 480 B', 'Array in $EVENTS']);
+  assert.equal(model.item(rows[1]).description, '12 objects · 480 B retained');
+  const kids = await model.children(rows[1]);
+  assert.deepEqual(kids.map((n) => model.item(n).label), ['No holder: the objects hang directly off GC roots']);
 });

@@ -21,6 +21,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import {
   ErrorCodes,
+  ExplainParams,
   HeapSummary,
   InitializeResult,
   ListHeapsResult,
@@ -342,8 +343,8 @@ export class HeapleakClient implements Disposable {
     return this.request(Methods.owner, { heap, addresses }, token);
   }
 
-  explain(baseline: string, target: string, later: string, token?: CancellationToken): Promise<Record<string, unknown>> {
-    return this.request(Methods.explain, { baseline, target, later }, token);
+  explain(params: ExplainParams, token?: CancellationToken): Promise<Record<string, unknown>> {
+    return this.request(Methods.explain, params, token);
   }
 
   /** shutdown + exit; kills the process when it does not exit in time. */

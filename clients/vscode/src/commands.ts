@@ -6,10 +6,12 @@
 import * as path from 'node:path';
 import type { CancellationToken } from 'vscode-jsonrpc';
 import type { CrashInfo, ProgressSink } from './client';
-import { objectDocument, pathDocument, resolveSite, siteOf } from './details';
+import { bestSuffixMatch, objectDocument, pathDocument, resolveSite, siteOf } from './details';
 import { GraphView, pathToDot, renderDot, retainerHeadline } from './graph';
-import { GroupNode, HeapStore, ObjectNode, TreeNode } from './model';
+import { GroupNode, HeapStore, LeakNode, ObjectNode, SiteNode, TreeNode } from './model';
 import {
+  ExplainParams,
+  ExplainResult,
   GroupBy,
   HeapSummary,
   LoadHeapParams,
@@ -26,7 +28,9 @@ import {
   formatBytes,
   formatCount,
   isCancelled,
+  isLeakRows,
   isMethodNotFound,
+  withLists,
 } from './protocol';
 
 export interface DaemonApi {
@@ -38,7 +42,7 @@ export interface DaemonApi {
   object(heap: string, address: string): Promise<ObjectResult>;
   referrers(params: RelatedParams): Promise<RelatedResult>;
   owner(heap: string, addresses: string[], token?: CancellationToken): Promise<Record<string, unknown>>;
-  explain(baseline: string, target: string, later: string, token?: CancellationToken): Promise<Record<string, unknown>>;
+  explain(params: ExplainParams, token?: CancellationToken): Promise<Record<string, unknown>>;
   probe(method: string): Promise<boolean>;
 }
 
@@ -69,6 +73,8 @@ export interface Ui {
   openFile(file: string, line: number): Promise<void>;
   exists(file: string): boolean;
   workspaceFolders(): string[];
+  /** Workspace files named `basename` (absolute paths), for the suffix match of allocation sites. */
+  findFiles(basename: string): Promise<string[]>;
   setContext(key: string, value: unknown): Promise<void>;
   focusTree(): Promise<void>;
   openSettings(query: string): Promise<void>;
@@ -82,6 +88,8 @@ export interface Settings {
   samples: number;
   minSamples: number;
   groupBy: GroupBy;
+  /** `leaks`: explain's one row per leak when the daemon has it; `groups`: stats' groups, as before issue 12. */
+  leakView?: 'leaks' | 'groups';
 }
 
 /** Maps $/progress percentages onto VS Code's cumulative increments. */
@@ -211,24 +219,70 @@ export class Commands {
     });
     if (later === undefined) return undefined;
     const settings = this.settings_();
-    const params: StatsParams = { baseline, target, groupBy: settings.groupBy, samples: settings.samples };
-    if (later) params.later = later;
+    const explained =
+      settings.leakView === 'groups'
+        ? undefined
+        : await this.leakRows({ baseline, target, later: later || undefined, groupBy: settings.groupBy, samples: settings.samples });
+    if (explained === 'cancelled') return undefined;
     let result: StatsResult;
-    try {
-      result = await this.ui_.progress('Heapleak: computing the leak diff', (_report, token) => this.daemon_.stats(params, token));
-    } catch (error) {
-      if (!isCancelled(error)) void this.ui_.error(`Heapleak: leak diff failed: ${describeError(error)}`);
-      return undefined;
+    if (explained) {
+      // One group per leak row, so Find Common Retainer and Find Owner pick leaks as they picked groups.
+      result = {
+        groups: explained.leaks.map((row) => ({ key: row.key, count: row.count, memsize: row.memsize, samples: row.samples })),
+        total: explained.total,
+        rule: explained.rule,
+        compacted: explained.compacted,
+        warnings: explained.warnings,
+        threeWay: Boolean(later),
+      };
+    } else {
+      const params: StatsParams = { baseline, target, groupBy: settings.groupBy, samples: settings.samples };
+      if (later) params.later = later;
+      try {
+        result = await this.ui_.progress('Heapleak: computing the leak diff', (_report, token) => this.daemon_.stats(params, token));
+      } catch (error) {
+        if (!isCancelled(error)) void this.ui_.error(`Heapleak: leak diff failed: ${describeError(error)}`);
+        return undefined;
+      }
     }
-    this.store.setDiff({ baseline, target, later: later || undefined, groupBy: settings.groupBy, result });
+    this.store.setDiff({ baseline, target, later: later || undefined, groupBy: settings.groupBy, result, explain: explained });
     await this.ui_.focusTree();
     const top = result.groups[0];
+    // Leak rows are ranked by retained bytes ("first"), groups by count ("most").
+    const count = result.groups.length;
+    const what = explained ? `${count} leak${count === 1 ? '' : 's'}` : `${count} groups`;
+    const noise = explained?.noise?.length ? `; ${explained.noise.length} probably not leaks` : '';
     void this.ui_.info(
-      `Heapleak: ${formatCount(result.total.count)} leaked objects (${formatBytes(result.total.memsize)}) in ${result.groups.length} groups` +
-        (top ? `; most: ${top.key} ×${formatCount(top.count)}` : '') +
+      `Heapleak: ${formatCount(result.total.count)} leaked objects (${formatBytes(result.total.memsize)}) in ${what}` +
+        (top ? `; ${explained ? 'first' : 'most'}: ${top.key} ×${formatCount(top.count)}` : '') +
+        noise +
         (result.warnings?.length ? `. ${result.warnings.join(' ')}` : ''),
     );
     return result;
+  }
+
+  /**
+   * `explain`'s one-row-per-leak answer, or undefined when this daemon has no
+   * `explain` or answers the older one row per class: the caller then falls
+   * back to `stats` and the per-group tree.
+   */
+  private async leakRows(params: ExplainParams): Promise<ExplainResult | undefined | 'cancelled'> {
+    if (this.missing.has('explain')) return undefined;
+    try {
+      const answer = await this.ui_.progress('Heapleak: finding the leaks', (_report, token) => this.daemon_.explain(params, token));
+      if (isLeakRows(answer)) return withLists(answer);
+      this.ui_.log('explain answers one row per class (a daemon before issue 12): showing the leak groups of stats');
+      return undefined;
+    } catch (error) {
+      if (isCancelled(error)) return 'cancelled';
+      if (isMethodNotFound(error)) {
+        this.missing.add('explain');
+        await this.ui_.setContext('heapleak.explainAvailable', false);
+      } else {
+        this.ui_.log(`explain failed, showing the leak groups of stats instead: ${describeError(error)}`);
+      }
+      return undefined;
+    }
   }
 
   // ---- retainer, path, object --------------------------------------------
@@ -236,7 +290,7 @@ export class Commands {
   /** The heap and addresses a selection names: groups give their samples. */
   private selectionAddresses(node?: TreeNode, nodes?: TreeNode[]): { heap: string; addresses: string[]; label: string } | { error: string } | undefined {
     const selected = (nodes && nodes.length > 0 ? nodes : node ? [node] : []).filter(
-      (n): n is GroupNode | ObjectNode => n.kind === 'group' || n.kind === 'object',
+      (n): n is GroupNode | ObjectNode | LeakNode => n.kind === 'group' || n.kind === 'object' || n.kind === 'leak',
     );
     if (selected.length === 0) return undefined;
     const heaps = new Set(selected.map((n) => n.heap));
@@ -244,10 +298,12 @@ export class Commands {
     const addresses = new Set<string>();
     for (const n of selected) {
       if (n.kind === 'group') n.group.samples.forEach((a) => addresses.add(a));
+      else if (n.kind === 'leak') n.row.samples.forEach((a) => addresses.add(a));
       else addresses.add(n.address);
     }
-    const groupOnly = selected.every((n) => n.kind === 'group');
-    const label = selected.length === 1 && selected[0].kind === 'group' ? selected[0].group.key : `${addresses.size} objects`;
+    const groupOnly = selected.every((n) => n.kind === 'group' || n.kind === 'leak');
+    const only = selected.length === 1 ? selected[0] : undefined;
+    const label = only?.kind === 'group' ? only.group.key : only?.kind === 'leak' ? only.row.key : `${addresses.size} objects`;
     // Objects the user picked one by one are all kept; a group gives a sample of its samples.
     const all = [...addresses];
     return { heap: selected[0].heap, addresses: groupOnly ? all.slice(0, this.settings_().retainerSamples) : all, label };
@@ -375,12 +431,34 @@ export class Commands {
       void this.ui_.warn('Heapleak: this object has no allocation site (the dump was taken without ObjectSpace.trace_object_allocations).');
       return undefined;
     }
-    const file = resolveSite(site.file, this.ui_.workspaceFolders(), (p) => this.ui_.exists(p));
+    const file = await this.resolveSite(site.file);
     if (!file) {
       void this.ui_.warn(`Heapleak: ${siteOf(site)} is not in this workspace.`);
       return undefined;
     }
     await this.ui_.openFile(file, site.line ?? 1);
+    return file;
+  }
+
+  /** The workspace file an allocation site names: as is, under a workspace folder, else by suffix. */
+  async resolveSite(file: string): Promise<string | undefined> {
+    const direct = resolveSite(file, this.ui_.workspaceFolders(), (p) => this.ui_.exists(p));
+    if (direct) return direct;
+    const base = path.basename(file);
+    if (!base || base.startsWith('<') || file === '(eval)') return undefined;
+    return bestSuffixMatch(file, await this.ui_.findFiles(base));
+  }
+
+  /** A leak's allocation site row: opens the file at the line (the tree resolved it when it was shown). */
+  async openSite(node?: unknown): Promise<string | undefined> {
+    const n = node as Partial<SiteNode> | undefined;
+    if (!n?.file) return undefined;
+    const file = n.resolved ?? (await this.resolveSite(n.file));
+    if (!file) {
+      void this.ui_.warn(`Heapleak: ${n.site ?? n.file} is not in this workspace.`);
+      return undefined;
+    }
+    await this.ui_.openFile(file, n.line ?? 1);
     return file;
   }
 
@@ -436,7 +514,7 @@ export class Commands {
     try {
       const later = diff.later;
       const result = await this.ui_.progress('Heapleak: explaining the leak', (_r, token) =>
-        this.daemon_.explain(diff.baseline, diff.target, later, token),
+        this.daemon_.explain({ baseline: diff.baseline, target: diff.target, later }, token),
       );
       const text = typeof result.markdown === 'string' ? result.markdown : typeof result.text === 'string' ? result.text : undefined;
       await this.ui_.showText('Leak explanation', text ?? JSON.stringify(result, null, 2), text ? 'markdown' : 'json');

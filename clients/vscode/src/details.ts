@@ -24,8 +24,9 @@ export function siteOf(object: { file?: string; line?: number }): string | undef
 
 export function objectDocument(heapLabel: string, object: ObjectResult): string {
   const lines = [`// heapleak: object ${object.address} in heap ${heapLabel}`];
-  const what = object.class ? `${object.class} (${object.type})` : object.type;
-  lines.push(`// ${what}${object.key && object.key !== object.class ? `, ${object.key}` : ''}, ${formatBytes(object.memsize ?? 0)}`);
+  const shown = object.name ?? object.class;
+  const what = shown ? `${shown} (${object.type})` : object.type;
+  lines.push(`// ${what}${object.key && object.key !== shown ? `, ${object.key}` : ''}, ${formatBytes(object.memsize ?? 0)}`);
   const site = siteOf(object);
   if (site) lines.push(`// allocated at ${site}${object.generation !== undefined ? ` (GC generation ${object.generation})` : ''}`);
   else if (object.generation !== undefined) lines.push(`// GC generation ${object.generation}`);
@@ -53,7 +54,7 @@ export function pathDocument(heapLabel: string, address: string, result: RootPat
   const lines = [`// heapleak: path from GC root "${result.root}" to ${address} in heap ${heapLabel}`];
   result.path.forEach((a, k) => {
     const o = byAddress.get(a);
-    const what = o ? o.key ?? o.class ?? o.type : '?';
+    const what = o ? o.name ?? o.key ?? o.class ?? o.type : '?';
     const site = o ? siteOf(o) : undefined;
     lines.push(`${'  '.repeat(k)}${a} ${what}${site ? `  (${site})` : ''}`);
   });
@@ -78,4 +79,27 @@ export function resolveSite(file: string, workspaceFolders: string[], exists: (p
     }
   }
   return undefined;
+}
+
+/**
+ * Of `candidates` (workspace files with the site's base name), the one that
+ * shares the longest tail of path components with `file`; ties go to the
+ * shortest path (the least nested copy). Undefined when none shares even the
+ * base name.
+ */
+export function bestSuffixMatch(file: string, candidates: string[]): string | undefined {
+  const want = file.split(/[\\/]+/).filter(Boolean).reverse();
+  let best: string | undefined;
+  let bestTail = 0;
+  for (const candidate of candidates) {
+    const have = candidate.split(/[\\/]+/).filter(Boolean).reverse();
+    let tail = 0;
+    while (tail < want.length && tail < have.length && want[tail] === have[tail]) tail++;
+    if (tail === 0) continue;
+    if (tail > bestTail || (tail === bestTail && best !== undefined && candidate.length < best.length)) {
+      best = candidate;
+      bestTail = tail;
+    }
+  }
+  return best;
 }

@@ -37,6 +37,7 @@ function readSettings(): Settings {
     samples: config.get<number>('samples', 50),
     minSamples: config.get<number>('retainer.minSamples', 0),
     groupBy: config.get<GroupBy>('groupBy', 'class'),
+    leakView: config.get<'leaks' | 'groups'>('leakView', 'leaks'),
   };
 }
 
@@ -272,13 +273,19 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     },
     async openFile(file, line) {
       const position = new vscode.Position(Math.max(0, line - 1), 0);
+      // Beside the editor being read; with none open, Beside would leave an empty group on the left.
       await vscode.window.showTextDocument(vscode.Uri.file(file), {
         selection: new vscode.Range(position, position),
-        viewColumn: vscode.ViewColumn.Beside,
+        viewColumn: vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
       });
     },
     exists: (file) => fs.existsSync(file),
     workspaceFolders: workspacePaths,
+    async findFiles(basename) {
+      // The name is literal: glob characters in it match themselves only through `?`.
+      const uris = await vscode.workspace.findFiles(`**/${basename.replace(/[*?[\]{}]/g, '?')}`, '**/node_modules/**', 200);
+      return uris.filter((u) => u.scheme === 'file').map((u) => u.fsPath);
+    },
     async setContext(key, value) {
       await vscode.commands.executeCommand('setContext', key, value);
     },
@@ -292,7 +299,7 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
   };
 
   commands = new Commands(ui, api, store, readSettings);
-  const model = new TreeModel(store, api);
+  const model = new TreeModel(store, api, undefined, (file) => commands.resolveSite(file));
   const tree = new HeapTree(model);
   const treeView = vscode.window.createTreeView(kViewId, { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
   const storeSubscription = store.onDidChange(() => {
@@ -339,6 +346,7 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     vscode.commands.registerCommand('heapleak.pathToRoot', guarded((node?: TreeNode) => commands.pathToRoot(node ?? objectSelection(treeView)))),
     vscode.commands.registerCommand('heapleak.inspectObject', guarded((node?: TreeNode) => commands.inspectObject(node ?? objectSelection(treeView)))),
     vscode.commands.registerCommand('heapleak.openAllocationSite', guarded((node?: TreeNode) => commands.openAllocationSite(node))),
+    vscode.commands.registerCommand('heapleak.openSite', guarded((node?: TreeNode) => commands.openSite(node))),
     vscode.commands.registerCommand('heapleak.unloadHeap', guarded((node?: TreeNode) => commands.unloadHeap(node))),
     vscode.commands.registerCommand(
       'heapleak.owner',

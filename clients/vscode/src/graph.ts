@@ -70,7 +70,7 @@ function dotString(text: string): string {
 }
 
 function briefLabel(object: ObjectBrief): string {
-  const lines = [object.address, object.key ?? (object.class ? `${object.class} ${object.type}` : object.type)];
+  const lines = [object.address, object.name ?? object.key ?? (object.class ? `${object.class} ${object.type}` : object.type)];
   if (object.file) lines.push(`${object.file}:${object.line ?? 0}`);
   return lines.join('\n');
 }
@@ -112,11 +112,19 @@ export function retainerHeadline(result: RootResult, sampleCount: number): { hea
   let headline: string;
   if (result.retainer) {
     const retainer = result.retainerObject ?? result.nodes.find((n) => n.address === result.retainer);
-    const what = retainer ? retainer.key ?? retainer.class ?? retainer.type : 'object';
+    const what = retainer ? retainer.name ?? retainer.key ?? retainer.class ?? retainer.type : 'object';
     const site = retainer?.file ? ` allocated at ${retainer.file}:${retainer.line ?? 0}` : '';
     headline = `Retainer: ${result.retainer} ${what}${site}, ${result.distance} hop${result.distance === 1 ? '' : 's'} from ${sampleCount} samples`;
   } else {
     headline = `No common retainer found for ${sampleCount} samples`;
+  }
+  // Samples held by different containers (issue 12): the retainer above is then not what holds each of them.
+  if (result.split && result.groups?.length) {
+    details.push(`the samples are split: ${result.groups.length} containers hold them`);
+    for (const group of result.groups) {
+      const r = group.retainer;
+      details.push(`${r ? `${r.address} ${r.name ?? r.key ?? r.class ?? r.type}` : 'a GC root'} holds ${group.samples.length} of them`);
+    }
   }
   if (result.rootPath) details.push(`held from GC root "${result.rootPath.root}" through ${result.rootPath.path.length} objects`);
   if (result.unknown?.length) details.push(`${result.unknown.length} addresses not in this heap: ${result.unknown.slice(0, 5).join(', ')}`);

@@ -2,6 +2,11 @@
 // Chromium (playwright-core): load three dumps from the Explorer's context
 // menu, run the leak diff and the other commands from the palette, check the
 // tree and the graph webview, save screenshots. run.sh sets the environment.
+// A daemon whose `explain` answers one row per leak (issue 12; or run.sh's
+// E2E_LEAK_ROWS=shim) gets the leak-row steps: open the first leak, check
+// its holder, click an allocation site and land on the source line. An
+// older daemon gets the per-group steps; E2E_EXPECT_LEAK_ROWS=1 makes that
+// a failure.
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,6 +20,9 @@ const url = env('E2E_URL');
 const out = env('E2E_OUT');
 const truth = JSON.parse(fs.readFileSync(env('E2E_TRUTH'), 'utf8'));
 const retainer = truth.root.retainer.address;
+const expectLeakRows = process.env.E2E_EXPECT_LEAK_ROWS === '1';
+/** Set after the leak diff: the tree shows one row per leak (else one per group). */
+let leakRows = false;
 const require = createRequire(path.join(env('E2E_NODE_MODULES'), 'noop.js'));
 const { chromium } = require('playwright-core');
 
@@ -48,7 +56,20 @@ async function shot(name) {
 }
 
 const sidebar = () => page.locator('.part.sidebar');
+/** The first leak row (its description says "retained"). */
+const leakRow = () => sidebar().locator('.monaco-list-row', { hasText: ' retained' }).first();
 const treeRow = (text) => sidebar().locator('.monaco-list-row', { hasText: text });
+
+/** Drags the sidebar's edge to `width` px so the screenshots show whole rows (layout only: best effort). */
+async function widenSidebar(width) {
+  const box = await sidebar().boundingBox();
+  if (!box) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width - 1, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.up();
+}
 
 async function palette(command, { pick } = {}) {
   // No Escape first: in a focused list it clears the selection the command may use.
@@ -129,11 +150,16 @@ async function main() {
     const item = page.locator('.context-view .action-item', { hasText: 'Load Heap Dump(s)' }).first();
     await item.waitFor({ timeout: 10_000 });
     await item.click();
+    // On a busy machine the click can land while the menu still opens: the item is highlighted, the menu stays.
+    const menu = page.locator('.context-view .monaco-menu');
+    if (!(await menu.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false))) await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
   });
 
   await step('the Heapleak view lists the three heaps', async () => {
     await page.locator('.activitybar [aria-label^="Heapleak"]').first().click();
     await palette('View: Close All Editors'); // the clicks in the Explorer opened A.json
+    await widenSidebar(640);
     for (const name of ['A.json', 'B.json', 'C.json']) await treeRow(name).first().waitFor({ timeout: 60_000 });
     const text = await sidebar().innerText();
     if (!/h2 · [\d,]+ objects/.test(text)) throw new Error(`no heap description in the tree: ${text}`);
@@ -149,57 +175,125 @@ async function main() {
       },
     });
     await treeRow('Leaked:').first().waitFor({ timeout: 60_000 });
-    await treeRow('User').first().waitFor({ timeout: 10_000 });
-    const user = await treeRow('User').first().innerText();
-    if (!/300 objects/.test(user)) throw new Error(`User group row says: ${user}`);
+    // Leak rows say "retained"; the per-group tree has a User group.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.part.sidebar .monaco-list-row')].some(
+          (r) => (r.textContent ?? '').includes(' retained') || r.querySelector('.label-name')?.textContent?.trim() === 'User',
+        ),
+      undefined,
+      { timeout: 10_000 },
+    );
+    leakRows = (await sidebar().locator('.monaco-list-row', { hasText: ' retained' }).count()) > 0;
+    log(leakRows ? 'the daemon answers one row per leak' : 'the daemon answers one row per class: per-group tree');
+    if (expectLeakRows && !leakRows) throw new Error('E2E_EXPECT_LEAK_ROWS=1 but the tree shows leak groups, not leak rows');
+    if (leakRows) {
+      const first = await leakRow().innerText();
+      if (!/UserCache/.test(first)) throw new Error(`the first leak row does not name UserCache: ${first}`);
+    } else {
+      await treeRow('User').first().waitFor({ timeout: 10_000 });
+      const user = await treeRow('User').first().innerText();
+      if (!/300 objects/.test(user)) throw new Error(`User group row says: ${user}`);
+    }
     await clearNotifications();
     await shot('02-leak-diff-tree.png');
   });
+
+  if (leakRows) {
+    await step('tree: the first leak row expands to its holder (the true retainer), path, objects by class, samples', async () => {
+      await leakRow().locator('.monaco-tl-twistie').click();
+      const holder = sidebar().locator('.monaco-list-row', { hasText: 'Holder:' }).first();
+      await holder.waitFor({ timeout: 10_000 });
+      const text = await holder.innerText();
+      if (!text.includes(retainer)) throw new Error(`holder row says ${text}; the true holder is ${retainer}`);
+      for (const part of ['Reached through', 'Objects by class', 'Samples']) await treeRow(part).first().waitFor({ timeout: 10_000 });
+    });
+
+    await step('tree: Objects by class -> User -> its allocation site opens the source file at the line', async () => {
+      await treeRow('Objects by class').first().locator('.monaco-tl-twistie').click();
+      const user = sidebar().locator('.monaco-list-row', { hasText: /^\s*User\s*[\d,]+ objects/ }).first();
+      await user.waitFor({ timeout: 10_000 });
+      await user.locator('.monaco-tl-twistie').click();
+      const site = sidebar().locator('.monaco-list-row', { hasText: /\.rb:\d+/ }).first();
+      await site.waitFor({ timeout: 10_000 });
+      const [, file, line] = /([^\s/]+\.rb):(\d+)$/.exec((await site.locator('.label-name').first().innerText()).trim());
+      // run.sh sets workbench.list.openMode to doubleClick: a row's command runs on a double click.
+      await site.dblclick();
+      await page.locator('.tabs-container .tab', { hasText: file }).first().waitFor({ timeout: 30_000 });
+      const selection = page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first();
+      await selection.waitFor({ timeout: 10_000 });
+      await shot('03-allocation-site-opened.png');
+      await palette('View: Close All Editors');
+    });
+  }
 
   await step('palette: Heapleak: Find Common Retainer (User) draws the graph with the retainer', async () => {
     await palette('Heapleak: Find Common Retainer', { pick: () => quickPick('common retainer', 'User') });
     const headline = webview().locator('#headline');
     await headline.waitFor({ timeout: 60_000 });
     const text = await headline.innerText();
-    if (!text.includes(`Retainer: ${retainer}`)) throw new Error(`graph headline: ${text}; expected retainer ${retainer}`);
-    const node = webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) });
-    await node.first().waitFor({ timeout: 10_000 });
     const samples = await webview().locator('g.node polygon[stroke="blue"]').count();
     if (samples < 2) throw new Error(`only ${samples} sample nodes drawn`);
-    const red = await node.first().locator('polygon[stroke="red"]').count();
-    if (red !== 1) throw new Error('the retainer node is not drawn red');
+    if (leakRows) {
+      // A leak row's samples are every leaked class under the holder: their common retainer may sit below it.
+      if (!text.startsWith('Retainer: 0x')) throw new Error(`graph headline: ${text}`);
+      if ((await webview().locator('g.node polygon[stroke="red"]').count()) !== 1) throw new Error('no retainer node drawn red');
+    } else {
+      if (!text.includes(`Retainer: ${retainer}`)) throw new Error(`graph headline: ${text}; expected retainer ${retainer}`);
+      const node = webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) });
+      await node.first().waitFor({ timeout: 10_000 });
+      const red = await node.first().locator('polygon[stroke="red"]').count();
+      if (red !== 1) throw new Error('the retainer node is not drawn red');
+    }
     await clearNotifications();
-    await shot('03-retainer-graph.png');
+    await shot('04-retainer-graph.png');
   });
 
   await step('clicking the retainer node in the graph inspects it', async () => {
-    const node = webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) }).first();
+    const red = webview().locator('g.node', { has: webview().locator('polygon[stroke="red"]') }).first();
+    const shown = leakRows ? ((await red.locator('title').first().textContent()) ?? '').trim() : retainer;
+    const node = webview().locator('g.node', { has: webview().locator('title', { hasText: shown }) }).first();
     await node.click();
-    await page.locator('.tabs-container .tab', { hasText: `${retainer}.jsonc` }).first().waitFor({ timeout: 30_000 });
-    await page.locator('.monaco-editor .view-lines', { hasText: `object ${retainer}` }).first().waitFor({ timeout: 10_000 });
-    await shot('04-inspect-from-graph.png');
+    await page.locator('.tabs-container .tab', { hasText: `${shown}.jsonc` }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: `object ${shown}` }).first().waitFor({ timeout: 10_000 });
+    await shot('05-inspect-from-graph.png');
   });
 
-  await step('tree: User group -> sample objects -> referrers (the retainer)', async () => {
-    const user = treeRow('User').first();
-    await user.locator('.monaco-tl-twistie').click();
-    const sample = sidebar().locator('.monaco-list-row', { hasText: /^0x[0-9a-f]+\s*User/ }).first();
-    await sample.waitFor({ timeout: 10_000 });
-    await sample.locator('.monaco-tl-twistie').click();
-    await treeRow(retainer).first().waitFor({ timeout: 30_000 });
-    await shot('05-tree-referrers.png');
-  });
+  if (leakRows) {
+    await step('tree: the holder -> its referrers; Path to GC Root on it', async () => {
+      const holder = sidebar().locator('.monaco-list-row', { hasText: 'Holder:' }).first();
+      await holder.locator('.monaco-tl-twistie').click();
+      await sidebar().locator('.monaco-list-row', { hasText: /^\s*0x[0-9a-f]+/ }).first().waitFor({ timeout: 30_000 });
+      await shot('06-tree-holder-referrers.png');
+      await holder.click();
+      await palette('Heapleak: Path to GC Root');
+      await webview().locator('#headline', { hasText: 'Path from GC root' }).waitFor({ timeout: 60_000 });
+      await webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) }).first().waitFor({ timeout: 10_000 });
+      await clearNotifications();
+      await shot('07-path-to-root.png');
+    });
+  } else {
+    await step('tree: User group -> sample objects -> referrers (the retainer)', async () => {
+      const user = treeRow('User').first();
+      await user.locator('.monaco-tl-twistie').click();
+      const sample = sidebar().locator('.monaco-list-row', { hasText: /^0x[0-9a-f]+\s*User/ }).first();
+      await sample.waitFor({ timeout: 10_000 });
+      await sample.locator('.monaco-tl-twistie').click();
+      await treeRow(retainer).first().waitFor({ timeout: 30_000 });
+      await shot('06-tree-referrers.png');
+    });
 
-  await step('palette: Heapleak: Path to GC Root on the selected sample', async () => {
-    const sample = sidebar().locator('.monaco-list-row', { hasText: /^0x[0-9a-f]+\s*User/ }).first();
-    await sample.click();
-    await palette('Heapleak: Path to GC Root');
-    const headline = webview().locator('#headline', { hasText: 'Path from GC root' });
-    await headline.waitFor({ timeout: 60_000 });
-    await webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) }).first().waitFor({ timeout: 10_000 });
-    await clearNotifications();
-    await shot('06-path-to-root.png');
-  });
+    await step('palette: Heapleak: Path to GC Root on the selected sample', async () => {
+      const sample = sidebar().locator('.monaco-list-row', { hasText: /^0x[0-9a-f]+\s*User/ }).first();
+      await sample.click();
+      await palette('Heapleak: Path to GC Root');
+      const headline = webview().locator('#headline', { hasText: 'Path from GC root' });
+      await headline.waitFor({ timeout: 60_000 });
+      await webview().locator('g.node', { has: webview().locator('title', { hasText: retainer }) }).first().waitFor({ timeout: 10_000 });
+      await clearNotifications();
+      await shot('07-path-to-root.png');
+    });
+  }
 
   await step('palette: Heapleak: Inspect Object on the retainer (heap B, typed address)', async () => {
     // Close the object documents, clear the tree selection: the command must ask.
@@ -225,7 +319,7 @@ async function main() {
       undefined,
       { timeout: 30_000 },
     );
-    await shot('07-unloaded.png');
+    await shot('08-unloaded.png');
   });
 
   await step('no error notification was shown', async () => {

@@ -7,7 +7,10 @@
 #
 #   clients/vscode/test/e2e/run.sh [VSIX]
 # env: HEAPLEAK_DAEMON (default build/dev/daemon/heapleakd), E2E_OUT (default
-# build/vscode-e2e), E2E_SCRATCH (default .vscode-e2e), E2E_TIMEOUT (s, 300).
+# build/vscode-e2e), E2E_SCRATCH (default .vscode-e2e), E2E_TIMEOUT (s, 300),
+# E2E_LEAK_ROWS=shim: run heapleakd behind leak_rows_shim.mjs (explain's old
+# one-row-per-class answer regrouped into one row per leak) and require the
+# leak-row steps; for daemons before issue 12.
 # Needs: chromium, ripgrep, curl, ruby, node 20 (run-all.sh installs them).
 set -euo pipefail
 
@@ -70,9 +73,18 @@ cp -r "$REPO/tests/gen" "$WS/gen"
 # Run from the workspace so allocation sites name files in it.
 (cd "$WS" && ruby gen/leakgen.rb class_cache small "$WS" >"$RUN/leakgen.log" 2>&1)
 mv "$WS/truth.json" "$RUN/truth.json"
+DAEMON_SETTING="$DAEMON"
+EXPECT_LEAK_ROWS=0
+if [ "${E2E_LEAK_ROWS:-}" = shim ]; then
+  DAEMON_SETTING="$RUN/heapleakd-leak-rows"
+  printf '#!/bin/sh\nexec node %q %q "$@"\n' "$HERE/leak_rows_shim.mjs" "$DAEMON" >"$DAEMON_SETTING"
+  chmod +x "$DAEMON_SETTING"
+  EXPECT_LEAK_ROWS=1
+  log "heapleakd behind leak_rows_shim.mjs"
+fi
 cat >"$RUN/ud/User/settings.json" <<EOF
 {
-  "heapleak.daemonPath": "$DAEMON",
+  "heapleak.daemonPath": "$DAEMON_SETTING",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "workbench.welcomePage.walkthroughs.openOnInstall": false,
@@ -132,5 +144,5 @@ curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "e2e: code-serv
 
 log "driving VS Code; screenshots in $OUT"
 E2E_URL="http://127.0.0.1:$PORT/?folder=$WS" E2E_WORKSPACE="$WS" E2E_TRUTH="$RUN/truth.json" E2E_OUT="$OUT" \
-  E2E_CHROMIUM="$CHROMIUM" E2E_NODE_MODULES="$W/node_modules" \
+  E2E_CHROMIUM="$CHROMIUM" E2E_NODE_MODULES="$W/node_modules" E2E_EXPECT_LEAK_ROWS="$EXPECT_LEAK_ROWS" \
   timeout --kill-after=10 "${E2E_TIMEOUT:-300}" node "$HERE/e2e.mjs" </dev/null

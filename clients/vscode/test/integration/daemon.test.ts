@@ -191,7 +191,7 @@ describe('heapleakd over stdio', () => {
       await expectError(client.request('owner', { heap: ids.b, addresses: samples }), -32601);
     }
     if (await client.probe('explain')) {
-      const answer = await client.explain(ids.a, ids.b, ids.c);
+      const answer = await client.explain({ baseline: ids.a, target: ids.b, later: ids.c });
       assert.equal(typeof answer, 'object');
     } else {
       t.diagnostic('this heapleakd has no explain');

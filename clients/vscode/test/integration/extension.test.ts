@@ -46,6 +46,8 @@ describe('the extension in the vscode stand-in, with the real daemon', () => {
   before(() => {
     resetState();
     state.config.set('heapleak.daemonPath', binary);
+    // This block checks the per-group tree, which any daemon gives; the leak rows are below.
+    state.config.set('heapleak.leakView', 'groups');
     state.workspaceFolders = [{ uri: Uri.file(dumps.dir), name: 'ws', index: 0 }];
     ext = activate();
   });
@@ -166,6 +168,83 @@ describe('the extension in the vscode stand-in, with the real daemon', () => {
     await run('heapleak.loadHeap', Uri.file(dumps.a));
     assert.equal((await ext.tree.provider.getChildren()).length, 1);
     assert.ok((state.outputs.get('Heapleak') ?? []).join('').includes('exited unexpectedly'));
+  });
+});
+
+// One row per leak, from the real daemon's explain: a daemon before issue 12
+// answers one row per class, which test/e2e/leak_rows_shim.mjs regroups; on a
+// daemon that answers one row per leak the shim passes the answer unchanged.
+describe('the extension with one row per leak (real daemon, through leak_rows_shim.mjs)', () => {
+  let ext: ReturnType<typeof activate>;
+  let wrapper: string;
+  const run = (command: string, ...args: unknown[]) => state.commands.get(command)!(...args);
+  const item = (node: unknown) => ext.tree.provider.getTreeItem(node);
+
+  before(() => {
+    resetState();
+    wrapper = path.join(dumps.dir, 'heapleakd-leak-rows');
+    const shim = path.resolve(__dirname, '../../../test/e2e/leak_rows_shim.mjs');
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(shim)} ${JSON.stringify(binary)} "$@"\n`, { mode: 0o755 });
+    state.config.set('heapleak.daemonPath', wrapper);
+    state.workspaceFolders = [{ uri: Uri.file(dumps.dir), name: 'ws', index: 0 }];
+    ext = activate();
+  });
+  after(async () => {
+    await ext.api.client()?.stop();
+    await ext.dispose();
+  });
+
+  async function firstLeak() {
+    const [, h2] = await ext.tree.provider.getChildren();
+    const rows = await ext.tree.provider.getChildren(h2);
+    const leak = rows.find((n: { kind: string }) => n.kind === 'leak');
+    assert.ok(leak, `no leak row in ${rows.map((n: unknown) => item(n).label).join(' | ')}`);
+    return { rows, leak };
+  }
+
+  test('Run Leak Diff: one row per leak, the first held by the true retainer', async () => {
+    const uris = [dumps.a, dumps.b, dumps.c].map((f) => Uri.file(f));
+    await run('heapleak.loadHeap', uris[0], uris);
+    await run('heapleak.runLeakDiff');
+    const { rows, leak } = await firstLeak();
+    assert.match(item(rows[0]).label, /^Leaked: [\d,]+ objects/);
+    assert.match(item(leak).label, /UserCache/);
+    assert.match(item(leak).description, /^[\d,]+ objects · [\d.]+ (B|KiB|MiB) retained/);
+    const kids = await ext.tree.provider.getChildren(leak);
+    const holder = kids.find((n: { kind: string; role?: string }) => n.kind === 'object' && n.role === 'holder');
+    assert.equal(holder.address, dumps.truth.root.retainer.address);
+    assert.match(item(holder).label, /^Holder: Hash$/);
+    // the holder is an object like any other: its referrers, and Inspect
+    const referrers = await ext.tree.provider.getChildren(holder);
+    assert.ok(referrers.length >= 1);
+    await run(item(holder).command.command, ...item(holder).command.arguments);
+    assert.match(state.shownDocuments.at(-1)!.text, new RegExp(`^// heapleak: object ${dumps.truth.root.retainer.address} `));
+  });
+
+  test('Objects by class -> User -> its allocation site opens class_cache.rb at the line', async () => {
+    const { leak } = await firstLeak();
+    const kids = await ext.tree.provider.getChildren(leak);
+    const objects = kids.find((n: { kind: string; section?: string }) => n.kind === 'section' && n.section === 'objects');
+    const classes = await ext.tree.provider.getChildren(objects);
+    const user = classes.find((n: unknown) => item(n).label === 'User');
+    assert.ok(user, classes.map((n: unknown) => item(n).label).join(','));
+    assert.match(item(user).description, /^300 objects, /);
+    const [site] = await ext.tree.provider.getChildren(user);
+    const siteItem = item(site);
+    assert.match(siteItem.label, /^class_cache\.rb:\d+$/);
+    assert.equal(siteItem.command.command, 'heapleak.openSite');
+    await run(siteItem.command.command, ...siteItem.command.arguments);
+    const opened = state.shownDocuments.at(-1)!;
+    assert.match(opened.uri, /tests\/gen\/scenarios\/class_cache\.rb$/);
+    assert.equal(opened.selectionLine, Number(/:(\d+)$/.exec(siteItem.label)![1]) - 1);
+  });
+
+  test('Find Common Retainer on a leak row draws its samples\' retainer', async () => {
+    const { leak } = await firstLeak();
+    await run('heapleak.findRetainer', leak, [leak]);
+    const panel = state.panels.at(-1)!;
+    assert.equal(panel.title, `Retainer of ${item(leak).label}`);
+    assert.match(panel.webview.html, /<h1 id="headline">Retainer: 0x[0-9a-f]+ /);
   });
 });
 

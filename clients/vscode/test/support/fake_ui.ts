@@ -77,6 +77,11 @@ export class FakeUi implements Ui {
   workspaceFolders() {
     return this.folders;
   }
+  /** Workspace files by absolute path, for findFiles. */
+  workspaceFiles: string[] = [];
+  async findFiles(basename: string) {
+    return this.workspaceFiles.filter((f) => f.split('/').at(-1) === basename);
+  }
   async setContext(key: string, value: unknown) {
     this.contexts.set(key, value);
   }

@@ -3,6 +3,7 @@
 // test's script. `installVscodeStub()` makes `require('vscode')` return it.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
+import * as fs from 'node:fs';
 import Module from 'node:module';
 import * as path from 'node:path';
 
@@ -289,6 +290,17 @@ export const commands = {
 export const workspace = {
   get workspaceFolders() {
     return state.workspaceFolders;
+  },
+  /** Only the `**\/NAME` globs the extension asks for: files named NAME under the workspace folders. */
+  async findFiles(include: string) {
+    const name = include.replace(/^\*\*\//, '');
+    const found: Uri[] = [];
+    for (const folder of state.workspaceFolders) {
+      for (const entry of fs.readdirSync(folder.uri.fsPath, { recursive: true, withFileTypes: true })) {
+        if (entry.isFile() && entry.name === name) found.push(Uri.file(path.join(entry.parentPath ?? (entry as { path?: string }).path ?? '', entry.name)));
+      }
+    }
+    return found;
   },
   getConfiguration(section: string) {
     return {

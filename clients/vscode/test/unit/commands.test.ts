@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc';
 import { Commands, DaemonApi, Settings, progressAdapter, uniqueName } from '../../src/commands';
-import { GroupNode, HeapStore, ObjectNode, TreeNode } from '../../src/model';
+import { GroupNode, HeapStore, LeakNode, ObjectNode, SiteNode, TreeModel, TreeNode } from '../../src/model';
 import { HeapSummary, ProgressValue } from '../../src/protocol';
 import * as fx from '../support/fixtures';
 import { FakeUi } from '../support/fake_ui';
@@ -52,8 +52,12 @@ class FakeDaemon implements DaemonApi {
     if (this.ownerError) throw this.ownerError;
     return { owner: 'UserCache' };
   }
-  async explain(): Promise<Record<string, unknown>> {
-    throw new ResponseError(-32601, 'method not found: explain');
+  /** What explain answers; by default the method is missing (-32601). */
+  explainAnswer: (() => Record<string, unknown>) | undefined;
+  async explain(params: object): Promise<Record<string, unknown>> {
+    this.calls.push({ method: 'explain', params });
+    if (!this.explainAnswer) throw new ResponseError(-32601, 'method not found: explain');
+    return this.explainAnswer();
   }
   async probe(method: string) {
     return method === 'owner';
@@ -135,7 +139,7 @@ test('run leak diff: baseline, target, later from quick picks; result in the tre
   assert.deepEqual(c.daemon.calls.at(-1), { method: 'stats', params: { baseline: 'h1', target: 'h2', later: 'h3', groupBy: 'class', samples: 50 } });
   assert.equal(c.store.diffFor('h2')?.result, fx.stats);
   assert.equal(c.store.diffFor('h2')?.seq, 1);
-  assert.match(c.ui.messages.at(-1)!.message, /2,105 leaked objects \(108 KiB\) in 2 groups; most: STRING ×1,805/);
+  assert.match(c.ui.messages.at(-1)!.message, /2,105 leaked objects \(108\.1 KiB\) in 2 groups; most: STRING ×1,805/);
 });
 
 test('run leak diff with "(none)" as later is a two-dump diff; Escape anywhere stops', async () => {
@@ -287,4 +291,131 @@ test('"Reload Heaps" after a crash reloads the paths that were loaded', async ()
   const reloaded = await c.commands.handleCrash({ code: 1, signal: null, restarting: true, stderrTail: '' });
   assert.deepEqual(reloaded?.map((h) => h.path), ['/d/A.json', '/d/B.json', '/d/C.json']);
   assert.deepEqual(c.store.heaps.map((h) => h.path), ['/d/A.json', '/d/B.json', '/d/C.json']);
+});
+
+test('run leak diff on a daemon with one row per leak: explain only, its rows in the tree and in the pickers', async () => {
+  const c = setup();
+  c.daemon.explainAnswer = () => fx.explainLeaks;
+  await loadThree(c);
+  const result = await c.commands.runLeakDiff();
+  const asked = c.daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats');
+  assert.deepEqual(asked, [{ method: 'explain', params: { baseline: 'h1', target: 'h2', later: 'h3', groupBy: 'class', samples: 50 } }]);
+  const diff = c.store.diffFor('h2')!;
+  assert.deepEqual(diff.explain, fx.explainLeaks);
+  assert.deepEqual(result?.groups.map((g) => [g.key, g.count]), [
+    ['Array in ActiveSupport::Notifications::Fanout@string_subscribers["render.app"]', 3000],
+    ['Hash in App.@request_log', 1500],
+  ]);
+  assert.equal(
+    c.ui.messages.at(-1)!.message,
+    'Heapleak: 4,540 leaked objects (357.0 KiB) in 2 leaks; first: Array in ActiveSupport::Notifications::Fanout@string_subscribers["render.app"] ×3,000; 1 probably not leaks',
+  );
+  // the tree shows leak rows
+  const model = new TreeModel(c.store, c.daemon);
+  const [, h2] = await model.children();
+  assert.deepEqual((await model.children(h2)).map((n) => n.kind), ['info', 'leak', 'leak', 'section']);
+  // Find Common Retainer on a leak row sends its samples (heapleak.retainer.samples of them)
+  const leak: LeakNode = { kind: 'leak', id: 'l', heap: 'h2', row: fx.explainLeaks.leaks[1], noise: false };
+  await c.commands.findRetainer(leak, [leak]);
+  assert.deepEqual(c.daemon.calls.at(-1), { method: 'root', params: { heap: 'h2', addresses: fx.explainLeaks.leaks[1].samples, maxNodes: 200 } });
+  assert.equal(c.ui.graphs.at(-1)!.title, 'Retainer of Hash in App.@request_log');
+  // and the palette's picker lists the leaks
+  c.ui.picks = [(items) => items[0].value];
+  await c.commands.findRetainer();
+  assert.deepEqual(c.ui.pickLabels.at(-1), ['Array in ActiveSupport::Notifications::Fanout@string_subscribers["render.app"]', 'Hash in App.@request_log']);
+});
+
+test('run leak diff on a daemon whose explain has one row per class: falls back to stats and the group tree', async () => {
+  const c = setup();
+  c.daemon.explainAnswer = () => fx.explainPerClass;
+  await loadThree(c);
+  const result = await c.commands.runLeakDiff();
+  assert.deepEqual(
+    c.daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats').map((call) => call.method),
+    ['explain', 'stats'],
+  );
+  assert.equal(result, fx.stats);
+  assert.equal(c.store.diffFor('h2')?.explain, undefined);
+  assert.match(c.ui.logs.join('\n'), /one row per class/);
+  const model = new TreeModel(c.store, c.daemon);
+  const [, h2] = await model.children();
+  const rows = await model.children(h2);
+  assert.deepEqual(rows.map((n) => n.kind), ['info', 'group', 'group']);
+  assert.equal(model.item(rows[2]).label, 'User');
+  assert.equal(c.commands.missing.has('explain'), false, 'explain is still there for the Explain Leak command');
+});
+
+test('run leak diff on a daemon without explain: stats, and explain is not asked again', async () => {
+  const c = setup();
+  await loadThree(c);
+  await c.commands.runLeakDiff();
+  assert.ok(c.commands.missing.has('explain'));
+  assert.equal(c.ui.contexts.get('heapleak.explainAvailable'), false);
+  await c.commands.runLeakDiff();
+  assert.deepEqual(
+    c.daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats').map((call) => call.method),
+    ['explain', 'stats', 'stats'],
+  );
+  assert.deepEqual(c.ui.errors(), []);
+});
+
+test('an explain that fails for another reason falls back to stats; a cancelled one stops', async () => {
+  const c = setup();
+  await loadThree(c);
+  c.daemon.explainAnswer = () => {
+    throw new ResponseError(-32603, 'internal error: boom');
+  };
+  assert.equal(await c.commands.runLeakDiff(), fx.stats);
+  assert.match(c.ui.logs.join('\n'), /explain failed, showing the leak groups of stats instead: internal error: boom/);
+  c.daemon.explainAnswer = () => {
+    throw new ResponseError(-32800, 'request cancelled');
+  };
+  const before = c.daemon.calls.filter((call) => call.method === 'stats').length;
+  assert.equal(await c.commands.runLeakDiff(), undefined);
+  assert.equal(c.daemon.calls.filter((call) => call.method === 'stats').length, before);
+});
+
+test('allocation sites of a leak: as is, under a workspace folder, else by suffix; opened at the line', async () => {
+  const c = setup();
+  c.ui.existing.add('/abs/app.rb');
+  assert.equal(await c.commands.resolveSite('/abs/app.rb'), '/abs/app.rb');
+  c.ui.existing.add('/ws/lib/metrics.rb');
+  assert.equal(await c.commands.resolveSite('/srv/app/lib/metrics.rb'), '/ws/lib/metrics.rb');
+  c.ui.workspaceFiles = ['/ws/services/web/app.rb', '/ws/services/web/lib/cache.rb'];
+  assert.equal(await c.commands.resolveSite('/srv/app/lib/cache.rb'), '/ws/services/web/lib/cache.rb');
+  assert.equal(await c.commands.resolveSite('/usr/lib/ruby/fanout.rb'), undefined);
+  assert.equal(await c.commands.resolveSite('<internal:kernel>'), undefined);
+
+  const site: SiteNode = { kind: 'site', id: 's', site: '/srv/app/lib/cache.rb:21', file: '/srv/app/lib/cache.rb', line: 21, count: 3, resolved: '/ws/services/web/lib/cache.rb' };
+  assert.equal(await c.commands.openSite(site), '/ws/services/web/lib/cache.rb');
+  assert.deepEqual(c.ui.opened.at(-1), { file: '/ws/services/web/lib/cache.rb', line: 21 });
+  const gone: SiteNode = { kind: 'site', id: 's2', site: '/usr/lib/ruby/fanout.rb:157', file: '/usr/lib/ruby/fanout.rb', line: 157, count: 3 };
+  assert.equal(await c.commands.openSite(gone), undefined);
+  assert.match(c.ui.messages.at(-1)!.message, /\/usr\/lib\/ruby\/fanout\.rb:157 is not in this workspace/);
+});
+
+test('heapleak.leakView "groups": stats groups even from a daemon with leak rows', async () => {
+  const ui = new FakeUi();
+  const daemon = new FakeDaemon();
+  daemon.explainAnswer = () => fx.explainLeaks;
+  const store = new HeapStore();
+  const commands = new Commands(ui, daemon, store, () => ({ ...settings, leakView: 'groups' }));
+  await commands.loadHeaps(['/d/A.json', '/d/B.json', '/d/C.json']);
+  assert.equal(await commands.runLeakDiff(), fx.stats);
+  assert.deepEqual(daemon.calls.filter((call) => call.method === 'explain' || call.method === 'stats').map((call) => call.method), ['stats']);
+  assert.equal(store.diffFor('h2')?.explain, undefined);
+});
+
+test('a sparse leak row (no samples, no objects, no path) shows as less, not as a crash', async () => {
+  const c = setup();
+  c.daemon.explainAnswer = () => ({ leaks: [{ key: 'Array in $EVENTS', holder: null, count: 12, memsize: 480 }], total: { count: 12, memsize: 480 } });
+  await loadThree(c);
+  await c.commands.runLeakDiff();
+  const model = new TreeModel(c.store, c.daemon);
+  const [, h2] = await model.children();
+  const rows = await model.children(h2);
+  assert.deepEqual(rows.map((n) => model.item(n).label), ['Leaked: 12 objects, 480 B', 'Array in $EVENTS']);
+  assert.equal(model.item(rows[1]).description, '12 objects · 480 B retained');
+  const kids = await model.children(rows[1]);
+  assert.deepEqual(kids.map((n) => model.item(n).label), ['No holder: the objects hang directly off GC roots']);
 });

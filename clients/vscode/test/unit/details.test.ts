@@ -39,3 +39,10 @@ test('path documents indent from the root', () => {
   assert.match(text, /^\/\/ heapleak: path from GC root "vm" to 0x7fb34b7a80b8/);
   assert.match(text, /\n      0x7fb34b7a80b8 User  \(tests\/gen\/leakgen.rb:120\)\n$/);
 });
+
+test('documents use the wire name when the daemon sends it', () => {
+  const named = { ...fx.object, type: 'STRUCT', class: 'PriceCalculator::Quote', key: 'STRUCT', name: 'PriceCalculator::Quote' };
+  assert.equal(objectDocument('B.json (h2)', named).split('\n')[1], '// PriceCalculator::Quote (STRUCT), STRUCT, 80 B');
+  const path = { ...fx.path, objects: fx.path.objects.map((o) => (o.key === 'CLASS:UserCache' ? { ...o, name: 'UserCache' } : o)) };
+  assert.match(pathDocument('B.json (h2)', '0x7fb34b7a80b8', path), /\n  0x7fb34b918fb0 UserCache\n/);
+});

@@ -58,6 +58,25 @@ test('retainerHeadline names the retainer and its allocation site', () => {
   assert.match(retainerHeadline({ ...fx.root, retainer: null, rootPath: undefined }, 3).headline, /No common retainer/);
 });
 
+test('retainerHeadline uses the wire name, and says when the samples are split between containers', () => {
+  const named = { ...fx.root, retainerObject: { ...fx.root.retainerObject!, name: 'Hash' } };
+  assert.match(retainerHeadline(named, 3).headline, /^Retainer: 0x7fb34b918f38 Hash allocated at/);
+  const split = {
+    ...fx.root,
+    split: true,
+    groups: [
+      { retainer: { address: '0x7fb34b918f38', type: 'HASH', class: 'Hash', key: 'HASH', name: 'Hash' }, samples: ['0x7fb34b7a80b8', '0x7fb34b7a8270'] },
+      { retainer: { address: '0x7fb34b9190a0', type: 'ARRAY', key: 'ARRAY', name: 'Array' }, samples: ['0x7fb34b7a8428'] },
+    ],
+  };
+  assert.deepEqual(retainerHeadline(split, 3).details, [
+    'the samples are split: 2 containers hold them',
+    '0x7fb34b918f38 Hash holds 2 of them',
+    '0x7fb34b9190a0 Array holds 1 of them',
+    'held from GC root "vm" through 2 objects',
+  ]);
+});
+
 test('pathToDot draws root -> ... -> object and renders', async () => {
   const dot = pathToDot(fx.path);
   assert.match(dot, /"ROOT:vm" -> "0x7fb34ee6a858";/);

@@ -54,10 +54,27 @@ test('error helpers read JSON-RPC error objects', () => {
   assert.equal(errorReason('text'), undefined);
 });
 
-test('formatBytes', () => {
-  assert.equal(formatBytes(0), '0 B');
-  assert.equal(formatBytes(1023), '1023 B');
-  assert.equal(formatBytes(1536), '1.5 KiB');
-  assert.equal(formatBytes(173406), '169 KiB');
-  assert.equal(formatBytes(5 * 1024 * 1024 * 1024), '5.0 GiB');
+test('formatBytes prints what heapleak-client prints (human_bytes in clients/client/terminal.cpp)', () => {
+  // Expected texts are human_bytes' output for the same inputs (compiled and run once).
+  const cases: [number, string][] = [
+    [0, '0 B'],
+    [80, '80 B'],
+    [999, '999 B'],
+    [1000, '1.0 KiB'], // from 1000 on the next unit: tables stay narrow
+    [1023, '1.0 KiB'],
+    [1024, '1.0 KiB'],
+    [1075, '1.0 KiB'],
+    [1126, '1.1 KiB'],
+    [1280, '1.2 KiB'], // 1.25 exactly: printf rounds the tie to even, toFixed would say 1.3
+    [1536, '1.5 KiB'],
+    [86648, '84.6 KiB'],
+    [110648, '108.1 KiB'],
+    [173406, '169.3 KiB'],
+    [1023948, '999.9 KiB'],
+    [1572864, '1.5 MiB'],
+    [5 * 1024 * 1024 * 1024, '5.0 GiB'],
+    [1500 * 1024 ** 4, '1500.0 TiB'],
+  ];
+  for (const [bytes, text] of cases) assert.equal(formatBytes(bytes), text, `formatBytes(${bytes})`);
+  assert.equal(formatBytes(NaN), '?');
 });

@@ -7,12 +7,13 @@
 #
 # Shape (modelled on tests/gen/leakgen.rb): boot the app, warm it up, then three
 # iterations of GC, work, GC, ObjectSpace.dump_all to A/B/C. After each dump the
-# driver walks what the leak's holder reaches (ObjectSpace.reachable_objects_from,
-# not descending into classes and modules) and writes those addresses to a file,
-# so the walk's own garbage is freed by the GC before the next dump. The leak set
-# is what the holder reaches in B and C but did not reach in A; traced runs
-# narrow it further to the generation window [GC.count at A, GC.count at B),
-# which the evaluator reads from the dumps. truth.json is written after dump C.
+# driver records (to files, so that its own garbage is freed by the GC before the
+# next dump) the object ids of everything alive at A, and after B and C the new
+# objects (not alive at A) that the leak's holder reaches through new objects
+# (ObjectSpace.reachable_objects_from, not entering classes and modules). The leak
+# set is those reached in both B and C; traced runs can check it against the
+# generation window [GC.count at A, GC.count at B) that the evaluator reads from
+# the dumps. truth.json is written after dump C.
 # Without compaction, addresses of live objects do not move between dumps.
 
 require 'objspace'
@@ -55,36 +56,62 @@ module Addr
 
   # "0x..." address of a heap object (or of the internal object a wrapper stands for)
   def of(obj)
-    if obj.is_a?(ObjectSpace::InternalObjectWrapper)
+    if wrapper?(obj)
       "0x#{obj.inspect[/0x(\h+)/, 1].to_i(16).to_s(16)}"
     else
       format('0x%x', Fiddle.dlwrap(obj))
     end
   end
 
+  # Module#=== and the raw VALUE, not is_a?/nil?: a WeakRef delegates those to its
+  # target, and raises once the target is gone
+  def wrapper?(obj) = ObjectSpace::InternalObjectWrapper === obj # rubocop:disable Style/CaseEquality
+
+  # a heap pointer (not nil/true/false, Integer, Float, static Symbol): aligned, above the special constants
   def heap?(obj)
-    return true if obj.is_a?(ObjectSpace::InternalObjectWrapper)
-    !(obj.nil? || obj == true || obj == false || obj.is_a?(Integer) || obj.is_a?(Float) ||
-      (obj.is_a?(Symbol) && Fiddle.dlwrap(obj) < 0x10000))
-  rescue StandardError
-    false
+    return true if wrapper?(obj)
+    v = Fiddle.dlwrap(obj)
+    (v & 7).zero? && v > 0x40
   end
 
-  def stop?(obj)
-    obj.is_a?(ObjectSpace::InternalObjectWrapper) ? %i[T_CLASS T_MODULE T_ICLASS].include?(obj.type) : obj.is_a?(Module)
+  def stop?(obj) = wrapper?(obj) ? %i[T_CLASS T_MODULE T_ICLASS].include?(obj.type) : Module === obj # rubocop:disable Style/CaseEquality
+
+  # identity that is never reused (unlike an address once its object is freed). Bound,
+  # not sent: a call on each object's class would add call caches (IMEMOs) to the heap.
+  ID = BasicObject.instance_method(:__id__)
+  def id(obj) = wrapper?(obj) ? obj.internal_object_id : ID.bind_call(obj)
+
+  # ids of every object alive now: the Ruby-visible ones (each_object) and the internal
+  # ones they reach (IMEMO envs, iseqs, method entries...), walked through internals only
+  def everything
+    ids = Set.new
+    stack = []
+    ObjectSpace.each_object do |o|
+      ids << ID.bind_call(o)
+      stack << o
+    end
+    until stack.empty?
+      (ObjectSpace.reachable_objects_from(stack.pop) || []).each do |r|
+        stack << r if wrapper?(r) && ids.add?(r.internal_object_id)
+      end
+    end
+    ids
   end
 
-  # addresses of everything `roots` reach, not descending into classes and modules
-  # (class objects themselves are recorded: an anonymous class can be leaked).
-  def closure(roots)
-    seen = Set.new
-    stack = roots.select { |o| heap?(o) }
+  # object id => address of the new objects `roots` reach through new objects only
+  # (not in `old`, the ids alive at dump A): what the leak added under its holder.
+  # Classes and modules are recorded but not entered: an anonymous class can leak.
+  def new_closure(roots, old)
+    seen = {}
+    stack = roots.flat_map { |r| ObjectSpace.reachable_objects_from(r) || [] }
     until stack.empty?
       obj = stack.pop
-      a = of(obj)
-      next unless seen.add?(a)
-      next if stop?(obj) && !roots.include?(obj)
-      (ObjectSpace.reachable_objects_from(obj) || []).each { |r| stack << r if heap?(r) }
+      next unless heap?(obj)
+      i = id(obj)
+      next if seen.key?(i) || old.include?(i)
+      seen[i] = of(obj)
+      next if stop?(obj)
+      (ObjectSpace.reachable_objects_from(obj) || []).each { |r| stack << r }
     end
     seen
   end
@@ -109,7 +136,10 @@ app.boot
 ObjectSpace.trace_object_allocations_start if traced
 app.warm_up
 holder_addr = Addr.of(app.holder)
+# run the walks once before A, so that their own call caches exist before the diff
+Addr.new_closure(app.leak_roots, Addr.everything)
 gc_at = {}
+old_file = File.join(outdir, 'alive_at_A.txt')
 %w[A B C].each_with_index do |name, idx|
   GC.start
   app.iteration(idx + 1)
@@ -117,12 +147,19 @@ gc_at = {}
   gc_at[name] = GC.count
   File.open(File.join(outdir, "#{name}.json"), 'w') { |f| ObjectSpace.dump_all(output: f) }
   app.at_dump(name)
-  # the walk allocates: write it out and drop it before the next iteration's GC
-  File.write(File.join(outdir, "reach_#{name}.txt"), Addr.closure(app.leak_roots).to_a.join("\n"))
+  # the walks allocate: write them out and drop them before the next iteration's GC
+  if name == 'A'
+    File.write(old_file, Addr.everything.to_a.join("\n"))
+  else
+    old = Set.new(File.read(old_file).split.map { |i| Integer(i) })
+    File.write(File.join(outdir, "reach_#{name}.txt"), Addr.new_closure(app.leak_roots, old).map { |i, a| "#{i} #{a}\n" }.join)
+    old = nil # rubocop:disable Lint/UselessAssignment
+  end
 end
-reach = %w[A B C].to_h { |n| [n, Set.new(File.read(File.join(outdir, "reach_#{n}.txt")).split)] }
-leak = (reach['B'] - reach['A']) & reach['C']
-leak.delete(holder_addr)
+# by object id, never reused (an address is, once its object is freed); the leak set
+# is named by its addresses in B, which are those in C (no compaction)
+reach = %w[B C].to_h { |n| [n, File.readlines(File.join(outdir, "reach_#{n}.txt")).to_h { |l| l.split.then { |i, a| [Integer(i), a] } }] }
+leak = Set.new(reach['B'].select { |i, _| reach['C'].key?(i) }.values)
 
 split = app.split
 # samples for `root`: four of the holder's direct references that leaked, spread out
@@ -142,7 +179,7 @@ truth = {
   'holder' => Addr.kind(app.holder).merge('what' => app.holder_what),
   'holder_address_at_A' => holder_addr,
   'leak' => {
-    'note' => 'reached from the holder in B and C, not in A (traced: the evaluator keeps those in the generation window)',
+    'note' => 'objects not alive at A that the holder reaches through such objects in B and still in C',
     'count' => leak.size,
     'addresses' => leak.to_a.sort,
   },
@@ -157,5 +194,5 @@ truth = {
   'seconds' => (Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0).round(2),
 }
 File.write(File.join(outdir, 'truth.json'), JSON.pretty_generate(truth))
-%w[A B C].each { |n| File.delete(File.join(outdir, "reach_#{n}.txt")) }
+[old_file, *%w[B C].map { |n| File.join(outdir, "reach_#{n}.txt") }].each { |f| File.delete(f) }
 warn "#{app_name} #{mode}: leak=#{leak.size} holder=#{holder_addr} #{truth['seconds']}s -> #{outdir}"

@@ -135,6 +135,8 @@ def find_failures(truth, m):
     fails = []
     if not m["listed_all"]:
         fails.append("stats --json did not list every reported address (cannot measure recall)")
+    if m["truth_outside_window"]:
+        fails.append(f"truth self-check: {m['truth_outside_window']} leak-set objects were not allocated in the window")
     if m["objects"] == 0:
         fails.append("truth leak set is empty: the app did not leak")
     elif m["recall"] != 1.0:

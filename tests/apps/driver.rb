@@ -11,7 +11,8 @@
 # next dump) the object ids of everything alive at A, and after B and C the new
 # objects (not alive at A) that the leak's holder reaches through new objects
 # (ObjectSpace.reachable_objects_from, not entering classes and modules). The leak
-# set is those reached in both B and C; traced runs can check it against the
+# set is those reached in both B and C. The same ids give the window set in any mode
+# (objects not alive at A, alive in B and C); traced runs can check both against the
 # generation window [GC.count at A, GC.count at B) that the evaluator reads from
 # the dumps. truth.json is written after dump C.
 # Without compaction, addresses of live objects do not move between dumps.
@@ -81,21 +82,33 @@ module Addr
   ID = BasicObject.instance_method(:__id__)
   def id(obj) = wrapper?(obj) ? obj.internal_object_id : ID.bind_call(obj)
 
-  # ids of every object alive now: the Ruby-visible ones (each_object) and the internal
-  # ones they reach (IMEMO envs, iseqs, method entries...), walked through internals only
+  # id => address of every object alive now: the Ruby-visible ones (each_object) and
+  # the internal ones (IMEMO envs, iseqs, call caches, hidden finalizer Arrays...) that
+  # they or the GC roots reach
   def everything
-    ids = Set.new
+    all = {}
     stack = []
     ObjectSpace.each_object do |o|
-      ids << ID.bind_call(o)
+      all[ID.bind_call(o)] = of(o)
       stack << o
+    end
+    ObjectSpace.reachable_objects_from_root.each_value do |objs|
+      objs.each do |r|
+        next unless wrapper?(r) && !all.key?(i = r.internal_object_id)
+        all[i] = of(r)
+        stack << r
+      end
     end
     until stack.empty?
       (ObjectSpace.reachable_objects_from(stack.pop) || []).each do |r|
-        stack << r if wrapper?(r) && ids.add?(r.internal_object_id)
+        next unless wrapper?(r)
+        i = r.internal_object_id
+        next if all.key?(i)
+        all[i] = of(r)
+        stack << r
       end
     end
-    ids
+    all
   end
 
   # object id => address of the new objects `roots` reach through new objects only
@@ -136,10 +149,21 @@ app.boot
 ObjectSpace.trace_object_allocations_start if traced
 app.warm_up
 holder_addr = Addr.of(app.holder)
-# run the walks once before A, so that their own call caches exist before the diff
-Addr.new_closure(app.leak_roots, Addr.everything)
-gc_at = {}
 old_file = File.join(outdir, 'alive_at_A.txt')
+# after each dump: the walks allocate, so write them out and drop them before the next
+# iteration's GC
+walk = lambda do |name|
+  if name == 'A'
+    File.write(old_file, Addr.everything.keys.join("\n"))
+  else
+    old = Set.new(File.read(old_file).split.map { |i| Integer(i) })
+    File.write(File.join(outdir, "reach_#{name}.txt"), Addr.new_closure(app.leak_roots, old).map { |i, a| "#{i} #{a}\n" }.join)
+    File.write(File.join(outdir, "new_#{name}.txt"), Addr.everything.reject { |i, _| old.include?(i) }.map { |i, a| "#{i} #{a}\n" }.join)
+  end
+end
+# run every walk once before A, so that their own call caches exist before the diff
+%w[A B].each { |name| walk.call(name) }
+gc_at = {}
 %w[A B C].each_with_index do |name, idx|
   GC.start
   app.iteration(idx + 1)
@@ -147,19 +171,16 @@ old_file = File.join(outdir, 'alive_at_A.txt')
   gc_at[name] = GC.count
   File.open(File.join(outdir, "#{name}.json"), 'w') { |f| ObjectSpace.dump_all(output: f) }
   app.at_dump(name)
-  # the walks allocate: write them out and drop them before the next iteration's GC
-  if name == 'A'
-    File.write(old_file, Addr.everything.to_a.join("\n"))
-  else
-    old = Set.new(File.read(old_file).split.map { |i| Integer(i) })
-    File.write(File.join(outdir, "reach_#{name}.txt"), Addr.new_closure(app.leak_roots, old).map { |i, a| "#{i} #{a}\n" }.join)
-    old = nil # rubocop:disable Lint/UselessAssignment
-  end
+  walk.call(name)
 end
 # by object id, never reused (an address is, once its object is freed); the leak set
 # is named by its addresses in B, which are those in C (no compaction)
-reach = %w[B C].to_h { |n| [n, File.readlines(File.join(outdir, "reach_#{n}.txt")).to_h { |l| l.split.then { |i, a| [Integer(i), a] } }] }
+read_ids = ->(f) { File.readlines(File.join(outdir, f)).to_h { |l| l.split.then { |i, a| [Integer(i), a] } } }
+reach = %w[B C].to_h { |n| [n, read_ids["reach_#{n}.txt"]] }
 leak = Set.new(reach['B'].select { |i, _| reach['C'].key?(i) }.values)
+# the window set measured in-process (any mode): objects not alive at A, alive in B and still in C
+fresh = %w[B C].to_h { |n| [n, read_ids["new_#{n}.txt"]] }
+window = fresh['B'].select { |i, _| fresh['C'].key?(i) }.values.sort
 
 split = app.split
 # samples for `root`: four of the holder's direct references that leaked, spread out
@@ -183,6 +204,11 @@ truth = {
     'count' => leak.size,
     'addresses' => leak.to_a.sort,
   },
+  'window_objects' => {
+    'note' => 'addresses in B of the objects not alive at A and still alive at C, by object id (each_object and the internals they reach)',
+    'count' => window.size,
+    'addresses' => window,
+  },
   'root' => { 'samples' => samples, 'accept' => [holder_addr, *app.root_accept] },
   'split' => split && {
     'containers' => split[:containers].map do |c|
@@ -194,5 +220,5 @@ truth = {
   'seconds' => (Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0).round(2),
 }
 File.write(File.join(outdir, 'truth.json'), JSON.pretty_generate(truth))
-[old_file, *%w[B C].map { |n| File.join(outdir, "reach_#{n}.txt") }].each { |f| File.delete(f) }
+[old_file, *%w[B C].flat_map { |n| [File.join(outdir, "reach_#{n}.txt"), File.join(outdir, "new_#{n}.txt")] }].each { |f| File.delete(f) }
 warn "#{app_name} #{mode}: leak=#{leak.size} holder=#{holder_addr} #{truth['seconds']}s -> #{outdir}"

@@ -2,7 +2,7 @@
 """evaluate.py - judge heapleak on the leaky applications of tests/apps.
 
   evaluate.py gen     HEAPLEAK WORK APP MODE   run the app (driver.rb), write WORK/APP-MODE/{A,B,C,truth}.json
-  evaluate.py find    HEAPLEAK WORK APP MODE   assert recall 1.0, precision >= 0.99 (traced), holder grows, churn bounded
+  evaluate.py find    HEAPLEAK WORK APP MODE   assert recall 1.0, precision >= 0.99, holder grows, churn bounded
   evaluate.py explain HEAPLEAK WORK APP MODE   assert explain's leaks[0].holder is the truth holder, root answers split
   evaluate.py report  HEAPLEAK WORK [APP...]   print the table for every app x mode (generating what is missing)
 
@@ -13,6 +13,7 @@ standard library only. Exit status 1 when an assertion fails, with one line per 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -32,7 +33,9 @@ def run_dir(work, app, mode):
 
 def generate(work, app, mode):
     out = run_dir(work, app, mode)
-    subprocess.run(["ruby", os.path.join(HERE, "driver.rb"), app, out, mode], check=True)
+    shutil.rmtree(out, ignore_errors=True)  # never judge a previous run's truth
+    ruby = os.environ.get("HEAPLEAK_RUBY", "ruby")
+    subprocess.run([ruby, os.path.join(HERE, "driver.rb"), app, out, mode], check=True)
     return out
 
 
@@ -101,9 +104,24 @@ def measure_find(exe, truth, dumps):
         "first_group": stats["groups"][0]["key"] if stats["groups"] else None,
         "warnings": stats.get("warnings", []),
     }
-    if traced and reported:
-        wrong = {a for a in reported if not in_window(a)}
-        m["precision"] = 1 - len(wrong) / len(reported)
+    # precision: against the generation window when traced; otherwise against the window
+    # the driver measured in-process by object id (also given, as a cross-check, when traced)
+    # The in-process walk cannot list every internal object (call caches reachable only
+    # through iseqs, hidden finalizer Arrays), so untraced precision judges the reported
+    # objects with a Ruby class (not IMEMO, not hidden); `unjudged` counts the others.
+    inproc = set(truth["window_objects"]["addresses"])
+    if reported:
+        if traced:
+            judged = reported
+            wrong = {a for a in reported if not in_window(a)}
+            visible = reported - internal(dumps["B"], reported)
+            m["precision_by_object_ids"] = 1 - len(visible - inproc) / len(visible) if visible else None
+        else:
+            judged = reported - internal(dumps["B"], reported)
+            wrong = judged - inproc
+            m["unjudged"] = len(reported) - len(judged)
+        m["precision"] = 1 - len(wrong) / len(judged) if judged else None
+        m["precision_by"] = "generation window" if traced else "object ids in-process (Ruby-visible objects)"
         m["wrong_types"] = wrong_types(dumps["B"], wrong)
     sizes = {}
     want = {truth["holder"]["address"], *(x["address"] for x in truth["bounded"])}
@@ -114,6 +132,17 @@ def measure_find(exe, truth, dumps):
     m["holder_growth"] = [sizes[n][h] for n in "ABC"]
     m["bounded"] = [(x["what"], [sizes[n][x["address"]] for n in "ABC"]) for x in truth["bounded"]]
     return m
+
+
+def internal(path, addrs):
+    """the addresses among `addrs` whose record in `path` is an IMEMO or a hidden object (no class)."""
+    out = set()
+    with open(path, "rb") as f:
+        for line in f:
+            m = ADDR.search(line)
+            if m and m.group(1).decode() in addrs and (b'"type":"IMEMO"' in line or b'"class":' not in line):
+                out.add(m.group(1).decode())
+    return out
 
 
 def wrong_types(path, wrong):

@@ -85,12 +85,13 @@ module Addr
   # id => address of every object alive now: the Ruby-visible ones (each_object) and
   # the internal ones (IMEMO envs, iseqs, call caches, hidden finalizer Arrays...) that
   # they or the GC roots reach
-  def everything
+  def everything(limit = nil)
     all = {}
     stack = []
     ObjectSpace.each_object do |o|
       all[ID.bind_call(o)] = of(o)
       stack << o
+      break if limit && stack.size >= limit
     end
     ObjectSpace.reachable_objects_from_root.each_value do |objs|
       objs.each do |r|
@@ -152,17 +153,22 @@ holder_addr = Addr.of(app.holder)
 old_file = File.join(outdir, 'alive_at_A.txt')
 # after each dump: the walks allocate, so write them out and drop them before the next
 # iteration's GC
-walk = lambda do |name|
+walk = lambda do |name, limit = nil|
+  # untraced while walking: tracing the wrappers and strings it makes is slow, and they
+  # are all garbage; objects traced so far keep their allocation info
+  ObjectSpace.trace_object_allocations_stop if traced
   if name == 'A'
-    File.write(old_file, Addr.everything.keys.join("\n"))
+    File.write(old_file, Addr.everything(limit).keys.join("\n"))
   else
     old = Set.new(File.read(old_file).split.map { |i| Integer(i) })
     File.write(File.join(outdir, "reach_#{name}.txt"), Addr.new_closure(app.leak_roots, old).map { |i, a| "#{i} #{a}\n" }.join)
-    File.write(File.join(outdir, "new_#{name}.txt"), Addr.everything.reject { |i, _| old.include?(i) }.map { |i, a| "#{i} #{a}\n" }.join)
+    File.write(File.join(outdir, "new_#{name}.txt"), Addr.everything(limit).reject { |i, _| old.include?(i) }.map { |i, a| "#{i} #{a}\n" }.join)
   end
+  ObjectSpace.trace_object_allocations_start if traced
 end
-# run every walk once before A, so that their own call caches exist before the diff
-%w[A B].each { |name| walk.call(name) }
+# run every walk once (on part of the heap) before A, so that the call caches of
+# the walks' own code exist before the diff
+%w[A B].each { |name| walk.call(name, 2000) }
 gc_at = {}
 %w[A B C].each_with_index do |name, idx|
   GC.start

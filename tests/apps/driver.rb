@@ -138,6 +138,7 @@ end
 
 app_name, outdir, mode = ARGV
 abort('usage: ruby driver.rb APP OUTDIR traced|untraced') unless app_name && outdir && %w[traced untraced].include?(mode)
+abort("bad app name #{app_name.inspect}: letters, digits and _ only") unless app_name.match?(/\A\w+\z/)
 program = File.join(__dir__, 'programs', "#{app_name}.rb")
 abort("unknown app #{app_name}: no #{program}") unless File.exist?(program)
 require program

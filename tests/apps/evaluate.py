@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 APPS = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "programs")) if f.endswith(".rb"))
 MODES = ("traced", "untraced")
 PRECISION_MIN = 0.99
+GEN_TIMEOUT_S = 100
 
 ADDR = re.compile(rb'"address":"(0x[0-9a-f]+)"')
 GEN = re.compile(rb'"generation":(\d+)')
@@ -35,12 +36,16 @@ def generate(work, app, mode):
     out = run_dir(work, app, mode)
     shutil.rmtree(out, ignore_errors=True)  # never judge a previous run's truth
     ruby = os.environ.get("HEAPLEAK_RUBY", "ruby")
-    subprocess.run([ruby, os.path.join(HERE, "driver.rb"), app, out, mode], check=True)
+    # a few seconds on an idle box; the bound turns a stuck run into a clear failure
+    subprocess.run([ruby, os.path.join(HERE, "driver.rb"), app, out, mode], check=True, timeout=GEN_TIMEOUT_S)
     return out
 
 
 def heapleak(exe, *args):
-    proc = subprocess.run([exe, *args, "--json"], capture_output=True, text=True)
+    try:
+        proc = subprocess.run([exe, *args, "--json"], capture_output=True, text=True)
+    except OSError as err:
+        raise RuntimeError(f"cannot run {exe}: {err}") from err
     if proc.returncode != 0:
         raise RuntimeError(f"heapleak {' '.join(args[:1])} exited {proc.returncode}: {proc.stderr.strip()}")
     return json.loads(proc.stdout)
@@ -227,13 +232,17 @@ def explain_failures(truth, m):
 
 
 def check(part, exe, work, app, mode):
-    truth, dumps = load_run(work, app, mode)
-    if part == "find":
-        m = measure_find(exe, truth, dumps)
-        fails = find_failures(truth, m)
-    else:
-        m = measure_explain(exe, truth, dumps)
-        fails = explain_failures(truth, m)
+    try:
+        truth, dumps = load_run(work, app, mode)
+        if part == "find":
+            m = measure_find(exe, truth, dumps)
+            fails = find_failures(truth, m)
+        else:
+            m = measure_explain(exe, truth, dumps)
+            fails = explain_failures(truth, m)
+    except (RuntimeError, OSError, ValueError, KeyError, subprocess.CalledProcessError) as err:
+        print(f"FAIL {app} {mode}: {type(err).__name__}: {err}")
+        return 1
     print(json.dumps({"app": app, "mode": mode, **m}, default=str))
     for f in fails:
         print(f"FAIL {app} {mode}: {f}")
@@ -281,7 +290,11 @@ def main(argv):
         print(f"usage: evaluate.py {cmd} HEAPLEAK WORK APP MODE (APP one of {', '.join(APPS)}; MODE traced|untraced)", file=sys.stderr)
         return 2
     if cmd == "gen":
-        generate(work, argv[3], argv[4])
+        try:
+            generate(work, argv[3], argv[4])
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
+            print(f"FAIL {argv[3]} {argv[4]}: the app run failed: {err}")
+            return 1
         return 0
     return check(cmd, exe, work, argv[3], argv[4])
 

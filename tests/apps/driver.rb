@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 #
-# driver.rb - run one leaky application of tests/apps/*.rb through the 3-dump
+# driver.rb - run one leaky application of tests/apps/programs through the 3-dump
 # technique and write its ground truth next to the dumps.
 #
 #   ruby tests/apps/driver.rb APP OUTDIR traced|untraced
@@ -19,122 +19,11 @@
 
 require 'objspace'
 require 'json'
-require 'fiddle'
 require 'fileutils'
 require 'set'
 
-# Base class of the apps: each app file defines a subclass and registers it.
-class LeakyApp
-  APPS = {}
-  def self.register(name) = (APPS[name] = self)
-
-  # requests per iteration; each app scales its own work with it
-  def requests = 40
-  def boot; end
-  def warm_up = 3.times { |i| iteration(-i - 1) }
-
-  # describes the leak: holder object and a sentence saying what it is
-  def holder = raise(NotImplementedError)
-  def holder_what = raise(NotImplementedError)
-  # objects the leak walk starts from (the holder, unless the leak has several parts)
-  def leak_roots = [holder]
-  # [[object, what]]: new in B, still in C, bounded (a pool that grew once)
-  def benign = []
-  # [[what, container]]: containers that must not grow from B to C
-  def bounded = []
-  # {containers: [{what:, accept: [objs], samples: [objs]}]} when the leak has two containers
-  def split = nil
-  # called right after each dump ('A', 'B', 'C'): record what only exists then
-  def at_dump(_name); end
-  # addresses besides the holder that `root` may rightly name (another container of the same samples)
-  def root_accept = []
-  # a few leaked objects for `root` (default: the holder's leaked direct references)
-  def root_samples = nil
-end
-
-module Addr
-  module_function
-
-  # "0x..." address of a heap object (or of the internal object a wrapper stands for)
-  def of(obj)
-    if wrapper?(obj)
-      "0x#{obj.inspect[/0x(\h+)/, 1].to_i(16).to_s(16)}"
-    else
-      format('0x%x', Fiddle.dlwrap(obj))
-    end
-  end
-
-  # Module#=== and the raw VALUE, not is_a?/nil?: a WeakRef delegates those to its
-  # target, and raises once the target is gone
-  def wrapper?(obj) = ObjectSpace::InternalObjectWrapper === obj # rubocop:disable Style/CaseEquality
-
-  # a heap pointer (not nil/true/false, Integer, Float, static Symbol): aligned, above the special constants
-  def heap?(obj)
-    return true if wrapper?(obj)
-    v = Fiddle.dlwrap(obj)
-    (v & 7).zero? && v > 0x40
-  end
-
-  def stop?(obj) = wrapper?(obj) ? %i[T_CLASS T_MODULE T_ICLASS].include?(obj.type) : Module === obj # rubocop:disable Style/CaseEquality
-
-  # identity that is never reused (unlike an address once its object is freed). Bound,
-  # not sent: a call on each object's class would add call caches (IMEMOs) to the heap.
-  ID = BasicObject.instance_method(:__id__)
-  def id(obj) = wrapper?(obj) ? obj.internal_object_id : ID.bind_call(obj)
-
-  # id => address of every object alive now: the Ruby-visible ones (each_object) and
-  # the internal ones (IMEMO envs, iseqs, call caches, hidden finalizer Arrays...) that
-  # they or the GC roots reach
-  def everything(limit = nil)
-    all = {}
-    stack = []
-    ObjectSpace.each_object do |o|
-      all[ID.bind_call(o)] = of(o)
-      stack << o
-      break if limit && stack.size >= limit
-    end
-    ObjectSpace.reachable_objects_from_root.each_value do |objs|
-      objs.each do |r|
-        next unless wrapper?(r) && !all.key?(i = r.internal_object_id)
-        all[i] = of(r)
-        stack << r
-      end
-    end
-    until stack.empty?
-      (ObjectSpace.reachable_objects_from(stack.pop) || []).each do |r|
-        next unless wrapper?(r)
-        i = r.internal_object_id
-        next if all.key?(i)
-        all[i] = of(r)
-        stack << r
-      end
-    end
-    all
-  end
-
-  # object id => address of the new objects `roots` reach through new objects only
-  # (not in `old`, the ids alive at dump A): what the leak added under its holder.
-  # Classes and modules are recorded but not entered: an anonymous class can leak.
-  def new_closure(roots, old)
-    seen = {}
-    stack = roots.flat_map { |r| ObjectSpace.reachable_objects_from(r) || [] }
-    until stack.empty?
-      obj = stack.pop
-      next unless heap?(obj)
-      i = id(obj)
-      next if seen.key?(i) || old.include?(i)
-      seen[i] = of(obj)
-      next if stop?(obj)
-      (ObjectSpace.reachable_objects_from(obj) || []).each { |r| stack << r }
-    end
-    seen
-  end
-
-  def kind(obj)
-    d = ObjectSpace.dump(obj)
-    { 'address' => of(obj), 'type' => d[/"type":"([A-Z_]+)"/, 1], 'class' => (obj.class.name rescue nil) }
-  end
-end
+require_relative 'leaky_app'
+require_relative 'heap_walk'
 
 app_name, outdir, mode = ARGV
 abort('usage: ruby driver.rb APP OUTDIR traced|untraced') unless app_name && outdir && %w[traced untraced].include?(mode)

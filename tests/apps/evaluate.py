@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 APPS = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "programs")) if f.endswith(".rb"))
 MODES = ("traced", "untraced")
 PRECISION_MIN = 0.99
-GEN_TIMEOUT_S = 100
+GEN_TIMEOUT_S = 240
 
 ADDR = re.compile(rb'"address":"(0x[0-9a-f]+)"')
 GEN = re.compile(rb'"generation":(\d+)')
@@ -36,7 +36,8 @@ def generate(work, app, mode):
     out = run_dir(work, app, mode)
     shutil.rmtree(out, ignore_errors=True)  # never judge a previous run's truth
     ruby = os.environ.get("HEAPLEAK_RUBY", "ruby")
-    # a few seconds on an idle box; the bound turns a stuck run into a clear failure
+    # 1-5 s of CPU; the bound (generous: a box short of memory stalls every process)
+    # turns a stuck run into a clear failure
     subprocess.run([ruby, os.path.join(HERE, "driver.rb"), app, out, mode], check=True, timeout=GEN_TIMEOUT_S)
     return out
 

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""evaluate.py - judge heapleak on the leaky applications of tests/apps.
+
+  evaluate.py gen     HEAPLEAK WORK APP MODE   run the app (driver.rb), write WORK/APP-MODE/{A,B,C,truth}.json
+  evaluate.py find    HEAPLEAK WORK APP MODE   assert recall 1.0, precision >= 0.99, holder grows, churn bounded
+  evaluate.py explain HEAPLEAK WORK APP MODE   assert explain's leaks[0].holder is the truth holder, root answers split
+  evaluate.py report  HEAPLEAK WORK [APP...]   print the table for every app x mode (generating what is missing)
+
+HEAPLEAK is the built one-shot CLI (CTest passes $<TARGET_FILE:heapleak>). Python 3
+standard library only. Exit status 1 when an assertion fails, with one line per failure.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+APPS = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "programs")) if f.endswith(".rb"))
+MODES = ("traced", "untraced")
+PRECISION_MIN = 0.99
+GEN_TIMEOUT_S = 240
+
+ADDR = re.compile(rb'"address":"(0x[0-9a-f]+)"')
+GEN = re.compile(rb'"generation":(\d+)')
+LENGTH = re.compile(rb'"(?:length|size)":(\d+)')
+
+
+def run_dir(work, app, mode):
+    return os.path.join(work, f"{app}-{mode}")
+
+
+def generate(work, app, mode):
+    out = run_dir(work, app, mode)
+    shutil.rmtree(out, ignore_errors=True)  # never judge a previous run's truth
+    ruby = os.environ.get("HEAPLEAK_RUBY", "ruby")
+    # 1-5 s of CPU; the bound (generous: a box short of memory stalls every process)
+    # turns a stuck run into a clear failure
+    subprocess.run([ruby, os.path.join(HERE, "driver.rb"), app, out, mode], check=True, timeout=GEN_TIMEOUT_S)
+    return out
+
+
+def heapleak(exe, *args):
+    try:
+        proc = subprocess.run([exe, *args, "--json"], capture_output=True, text=True)
+    except OSError as err:
+        raise RuntimeError(f"cannot run {exe}: {err}") from err
+    if proc.returncode != 0:
+        raise RuntimeError(f"heapleak {' '.join(args[:1])} exited {proc.returncode}: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def scan(path, wanted=None):
+    """address -> (generation or None, length/size or None) for every record (or those in `wanted`)."""
+    out = {}
+    with open(path, "rb") as f:
+        for line in f:
+            m = ADDR.search(line)
+            if not m:
+                continue
+            a = m.group(1).decode()
+            if wanted is not None and a not in wanted:
+                continue
+            g = GEN.search(line)
+            n = LENGTH.search(line)
+            out[a] = (int(g.group(1)) if g else None, int(n.group(1)) if n else None)
+    return out
+
+
+def load_run(work, app, mode):
+    d = run_dir(work, app, mode)
+    if not os.path.exists(os.path.join(d, "truth.json")):
+        generate(work, app, mode)
+    with open(os.path.join(d, "truth.json")) as f:
+        truth = json.load(f)
+    dumps = {n: os.path.join(d, f"{n}.json") for n in "ABC"}
+    return truth, dumps
+
+
+def measure_find(exe, truth, dumps):
+    """Recall, precision and growth figures from `heapleak stats` and the dumps."""
+    stats = heapleak(exe, "stats", dumps["A"], dumps["B"], dumps["C"])
+    reported = set()
+    for g in stats["groups"]:
+        reported.update(g["samples"])
+    listed_all = len(reported) == stats["total"]["count"]
+    b, c = scan(dumps["B"]), scan(dumps["C"])
+    lo, hi = truth["window"]
+    traced = truth["trace_object_allocations"]
+
+    def in_window(a):
+        gb, gc = b.get(a, (None, None))[0], c.get(a, (None, None))[0]
+        return gc is not None and gb == gc and lo <= gc < hi
+
+    leak = set(truth["leak"]["addresses"])
+    outside = set()
+    if traced:  # the walk can reach pre-existing objects first reached in B: not allocated in the window
+        outside = {a for a in leak if not in_window(a)}
+        leak -= outside
+    m = {
+        "objects": len(leak),
+        "reported": len(reported),
+        "listed_all": listed_all,
+        "recall": (len(leak & reported) / len(leak)) if leak else None,
+        "missed": sorted(leak - reported)[:5],
+        "truth_outside_window": len(outside),
+        "precision": None,
+        "first_group": stats["groups"][0]["key"] if stats["groups"] else None,
+        "warnings": stats.get("warnings", []),
+    }
+    # precision: against the generation window when traced; otherwise against the window
+    # the driver measured in-process by object id (also given, as a cross-check, when traced)
+    # The in-process walk cannot list every internal object (call caches reachable only
+    # through iseqs, hidden finalizer Arrays), so untraced precision judges the reported
+    # objects with a Ruby class (not IMEMO, not hidden); `unjudged` counts the others.
+    inproc = set(truth["window_objects"]["addresses"])
+    if reported:
+        if traced:
+            judged = reported
+            wrong = {a for a in reported if not in_window(a)}
+            visible = reported - internal(dumps["B"], reported)
+            m["precision_by_object_ids"] = 1 - len(visible - inproc) / len(visible) if visible else None
+        else:
+            judged = reported - internal(dumps["B"], reported)
+            wrong = judged - inproc
+            m["unjudged"] = len(reported) - len(judged)
+        m["precision"] = 1 - len(wrong) / len(judged) if judged else None
+        m["precision_by"] = "generation window" if traced else "object ids in-process (Ruby-visible objects)"
+        m["wrong_types"] = wrong_types(dumps["B"], wrong)
+    sizes = {}
+    want = {truth["holder"]["address"], *(x["address"] for x in truth["bounded"])}
+    for n in "ABC":
+        s = scan(dumps[n], want)
+        sizes[n] = {a: s.get(a, (None, None))[1] for a in want}
+    h = truth["holder"]["address"]
+    m["holder_growth"] = [sizes[n][h] for n in "ABC"]
+    m["bounded"] = [(x["what"], [sizes[n][x["address"]] for n in "ABC"]) for x in truth["bounded"]]
+    return m
+
+
+def internal(path, addrs):
+    """the addresses among `addrs` whose record in `path` is an IMEMO or a hidden object (no class)."""
+    out = set()
+    with open(path, "rb") as f:
+        for line in f:
+            m = ADDR.search(line)
+            if m and m.group(1).decode() in addrs and (b'"type":"IMEMO"' in line or b'"class":' not in line):
+                out.add(m.group(1).decode())
+    return out
+
+
+def wrong_types(path, wrong):
+    """type counts of the reported objects outside the window, biggest first (for the report)."""
+    counts = {}
+    typ = re.compile(rb'"type":"([A-Z_]+)"')
+    with open(path, "rb") as f:
+        for line in f:
+            m = ADDR.search(line)
+            if m and m.group(1).decode() in wrong:
+                t = typ.search(line).group(1).decode()
+                if b'"shared":true' in line:
+                    t += "(shared)"
+                counts[t] = counts.get(t, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])[:4]
+
+
+def find_failures(truth, m):
+    fails = []
+    if not m["listed_all"]:
+        fails.append("stats --json did not list every reported address (cannot measure recall)")
+    if m["truth_outside_window"]:
+        fails.append(f"truth self-check: {m['truth_outside_window']} leak-set objects were not allocated in the window")
+    if m["objects"] == 0:
+        fails.append("truth leak set is empty: the app did not leak")
+    elif m["recall"] != 1.0:
+        fails.append(f"recall {m['recall']:.4f} < 1.0 (missed e.g. {m['missed']})")
+    if m["precision"] is not None and m["precision"] < PRECISION_MIN:
+        fails.append(f"precision {m['precision']:.4f} < {PRECISION_MIN} (outside the window: {m['wrong_types']})")
+    g = m["holder_growth"]
+    if None in g or not g[0] < g[1] < g[2]:
+        fails.append(f"holder {truth['holder']['what']} does not grow A->B->C: {g}")
+    for what, s in m["bounded"]:
+        if None in s or s[2] > s[1]:
+            fails.append(f"benign {what} grows B->C: {s}")
+    return fails
+
+
+def measure_explain(exe, truth, dumps):
+    ex = heapleak(exe, "explain", dumps["A"], dumps["B"], dumps["C"])
+    rows = ex.get("leaks", [])
+    first = rows[0] if rows else {}
+    got = (first.get("holder") or {}).get("address") if isinstance(first.get("holder"), dict) else None
+    m = {"first_row_right": got == truth["holder"]["address"], "first_row": first.get("key"), "first_holder": got}
+    r = heapleak(exe, "root", dumps["B"], *truth["root"]["samples"])
+    m["root_right"] = r.get("retainer") in truth["root"]["accept"] and r.get("split") in (None, False)
+    m["root_got"] = r.get("retainer")
+    sp = truth.get("split")
+    m["split_right"] = None
+    if sp:
+        samples = [s for c in sp["containers"] for s in c["samples"]]
+        r = heapleak(exe, "root", dumps["B"], *samples)
+        m["split_right"] = split_ok(r, sp)
+        m["split_got"] = {"split": r.get("split"), "retainer": r.get("retainer"), "groups": r.get("groups")}
+    return m
+
+
+def split_ok(r, sp):
+    """root must say split and give one group per container, each group's samples those of its container."""
+    groups = r.get("groups") or []
+    if r.get("split") is not True or len(groups) != len(sp["containers"]):
+        return False
+    for c in sp["containers"]:
+        match = [g for g in groups if (g.get("retainer") or {}).get("address") in c["accept"]]
+        if len(match) != 1 or set(match[0].get("samples", [])) != set(c["samples"]):
+            return False
+    return True
+
+
+def explain_failures(truth, m):
+    fails = []
+    if not m["first_row_right"]:
+        fails.append(
+            f"explain leaks[0].holder.address is {m['first_holder']} (row {m['first_row']!r}), "
+            f"want {truth['holder']['address']} ({truth['holder']['what']})"
+        )
+    if not m["root_right"]:
+        fails.append(f"root on {len(truth['root']['samples'])} samples named {m['root_got']}, want one of {truth['root']['accept']}")
+    if m["split_right"] is False:
+        fails.append(f"root on split samples: want split true with one group per container, got {m['split_got']}")
+    return fails
+
+
+def check(part, exe, work, app, mode):
+    try:
+        truth, dumps = load_run(work, app, mode)
+        if part == "find":
+            m = measure_find(exe, truth, dumps)
+            fails = find_failures(truth, m)
+        else:
+            m = measure_explain(exe, truth, dumps)
+            fails = explain_failures(truth, m)
+    except (RuntimeError, OSError, ValueError, KeyError, subprocess.CalledProcessError) as err:
+        print(f"FAIL {app} {mode}: {type(err).__name__}: {err}")
+        return 1
+    print(json.dumps({"app": app, "mode": mode, **m}, default=str))
+    for f in fails:
+        print(f"FAIL {app} {mode}: {f}")
+    return 1 if fails else 0
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "NO"
+    if isinstance(x, float):
+        return f"{x:.4f}"
+    return str(x)
+
+
+def report(exe, work, apps):
+    head = ("app", "mode", "objects", "recall", "precision", "first row right", "root right", "root split right", "holder A/B/C", "stats first group")
+    rows = []
+    for app in apps:
+        for mode in MODES:
+            truth, dumps = load_run(work, app, mode)
+            f = measure_find(exe, truth, dumps)
+            try:
+                e = measure_explain(exe, truth, dumps)
+            except RuntimeError as err:
+                e = {"first_row_right": False, "root_right": False, "split_right": None, "error": str(err)}
+            rows.append((app, mode, f["objects"], fmt(f["recall"]), fmt(f["precision"]), fmt(e["first_row_right"]),
+                         fmt(e["root_right"]), fmt(e["split_right"]), "/".join(map(fmt, f["holder_growth"])), f["first_group"]))
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        print("| " + " | ".join(map(str, r)) + " |")
+
+
+def main(argv):
+    if len(argv) < 3 or argv[0] not in ("gen", "find", "explain", "report"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, exe, work = argv[0], os.path.abspath(argv[1]), os.path.abspath(argv[2])
+    if cmd == "report":
+        report(exe, work, argv[3:] or APPS)
+        return 0
+    if len(argv) != 5 or argv[3] not in APPS or argv[4] not in MODES:
+        print(f"usage: evaluate.py {cmd} HEAPLEAK WORK APP MODE (APP one of {', '.join(APPS)}; MODE traced|untraced)", file=sys.stderr)
+        return 2
+    if cmd == "gen":
+        try:
+            generate(work, argv[3], argv[4])
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as err:
+            print(f"FAIL {argv[3]} {argv[4]}: the app run failed: {err}")
+            return 1
+        return 0
+    return check(cmd, exe, work, argv[3], argv[4])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,34 @@
+# frozen_string_literal: true
+#
+# leaky_app.rb - what every application of tests/apps/programs tells the driver:
+# how to boot and run one iteration of requests, and the truth about its leak
+# (holder, extra walk roots, bounded churn, split containers, root samples).
+
+# Base class of the apps: each app file defines a subclass and registers it.
+class LeakyApp
+  APPS = {}
+  def self.register(name) = (APPS[name] = self)
+
+  # requests per iteration; each app scales its own work with it
+  def requests = 40
+  def boot; end
+  def warm_up = 3.times { |i| iteration(-i - 1) }
+
+  # describes the leak: holder object and a sentence saying what it is
+  def holder = raise(NotImplementedError)
+  def holder_what = raise(NotImplementedError)
+  # objects the leak walk starts from (the holder, unless the leak has several parts)
+  def leak_roots = [holder]
+  # [[object, what]]: new in B, still in C, bounded (a pool that grew once)
+  def benign = []
+  # [[what, container]]: containers that must not grow from B to C
+  def bounded = []
+  # {containers: [{what:, accept: [objs], samples: [objs]}]} when the leak has two containers
+  def split = nil
+  # called right after each dump ('A', 'B', 'C'): record what only exists then
+  def at_dump(_name); end
+  # addresses besides the holder that `root` may rightly name (another container of the same samples)
+  def root_accept = []
+  # a few leaked objects for `root` (default: the holder's leaked direct references)
+  def root_samples = nil
+end

@@ -1,6 +1,7 @@
 #include "daemon/results_json.h"
 
 #include "core/dominators.h"
+#include "core/naming.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
 
@@ -72,6 +73,7 @@ json::object object_brief_json(const Heap& heap, ObjectIndex i) {
   json::object out{{"address", format_address(heap.address(i))},
                    {"type", object_type_name(heap.type(i))},
                    {"class", class_display_name(heap, i)},
+                   {"name", ruby_name(heap, i)},
                    {"key", object_key(heap, i)},
                    {"memsize", heap.memsize(i)}};
   if (std::string_view file = heap.file(i); !file.empty()) {

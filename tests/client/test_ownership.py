@@ -88,11 +88,11 @@ def test_top():
     r = expect(["top", "h2"], OK, "top")
     check(r.stdout.startswith("Retained by object (15,885 objects reachable from GC roots, 1,735 unreachable"),
           "top header", r)
-    check("RETAINED" in r.stdout and "0x7f9f0287dc20" in r.stdout and "DATA:VM/thread" in r.stdout, "top table", r)
+    check("RETAINED" in r.stdout and "0x7f9f0287dc20" in r.stdout and "Thread" in r.stdout, "top table", r)
     check("Duplicate strings (same content, many copies):" in r.stdout and '"leaked memory"' in r.stdout,
           "top duplicate strings", r)
     r = expect(["top", H2, "--by", "class", "--limit", "3"], OK, "top --by class")
-    check(r.stdout.startswith("Retained by class") and "DATA:VM/thread" in r.stdout and "OBJECTS" in r.stdout,
+    check(r.stdout.startswith("Retained by class") and "Thread" in r.stdout and "OBJECTS" in r.stdout,
           "top by class table", r)
     table = r.stdout.split("Duplicate strings")[0].splitlines()
     check(len(table) == 1 + 1 + 3, "three classes and a header", r)
@@ -104,7 +104,7 @@ def test_top():
     dups = result["duplicateStrings"]
     check(len(dups) == 5 and "leaked memory" in [d["value"] for d in dups], "top --json duplicate strings %s" % dups)
     classes = json_of(expect(["top", "h2", "--by", "class", "--json"], OK, "top --by class --json"))["classes"]
-    check(classes[0]["key"] == "DATA:VM/thread" and len(classes) == 20, "top --by class --json %s" % classes[:3])
+    check(classes[0]["key"] == "Thread" and len(classes) == 20, "top --by class --json %s" % classes[:3])
 
     expect(["top", "h2", "--by", "site"], INVALID_ARGUMENT, "top --by site")
     expect(["top", "nosuchheap"], UNKNOWN_HEAP, "top unknownHeap")

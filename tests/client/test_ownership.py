@@ -121,7 +121,7 @@ def test_retained():
     check("dominator:" in r.stdout and LEAKY + " CLASS:Leaky" in r.stdout, "retained dominator with key", r)
     check("reachable:" in r.stdout and "yes" in r.stdout, "retained reachable", r)
     result = json_of(expect(["retained", H2, ARRAY, "--json"], OK, "retained --json"))
-    check(result == {"address": ARRAY, "type": "ARRAY", "class": "Array", "key": "ARRAY", "memsize": 1064,
+    check(result == {"address": ARRAY, "type": "ARRAY", "class": "Array", "name": "Array", "key": "ARRAY", "memsize": 1064,
                      "reachable": True, "retained": 5064, "dominator": LEAKY}, "retained --json %s" % result)
     r = expect(["retained", "h2", "0x7f9f0287dc20"], OK, "retained of a root's target")
     check("ROOT" in r.stdout, "dominator ROOT", r)

@@ -54,10 +54,11 @@ void register_ownership_methods(protocol::Binder& binder, DaemonContext& ctx) {
         // here.
         const LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr,
                                          LeakDiffOptions{options.group_by, 0});
-        const auto leaks =
-            explain_leak(heap, diff, params.limit == 0 ? 20 : params.limit, options.group_by);
+        const LeakClusters clusters = cluster_leaks(
+            *baseline.heap, heap, later ? later->heap.get() : nullptr, diff, options.group_by);
         json::object out =
-            explanation_json(heap, diff, leaks, std::min<std::size_t>(params.samples, 20));
+            leak_clusters_json(heap, diff, clusters, params.limit == 0 ? 20 : params.limit,
+                               std::min<std::size_t>(params.samples, 20));
         out["groupBy"] = group_by_name(options.group_by);
         out["target"] = target.id;
         return json::value(std::move(out));

@@ -207,6 +207,90 @@ json::object explanation_json(const Heap& target, const LeakDiff& diff,
       {"warnings", std::move(warnings)}};
 }
 
+namespace {
+
+json::value optional_json(const std::optional<std::uint64_t>& value) {
+  return value ? json::value(*value) : json::value(nullptr);
+}
+
+json::object cluster_json(const Heap& target, const LeakCluster& cluster, std::size_t samples) {
+  json::array owners;
+  for (const auto& owner : cluster.owners) owners.push_back(owner_brief_json(target, owner));
+  json::array objects;
+  for (const auto& entry : cluster.classes) {
+    json::array sites;
+    for (const auto& site : entry.sites)
+      sites.push_back(json::object{{"site", site.site}, {"count", site.count}});
+    objects.push_back(json::object{{"key", entry.key},
+                                   {"name", entry.name},
+                                   {"count", entry.count},
+                                   {"memsize", entry.memsize},
+                                   {"sites", std::move(sites)}});
+  }
+  json::array hops;
+  for (ObjectIndex hop : cluster.hops) hops.push_back(object_brief_json(target, hop));
+  json::array path_names;
+  for (const auto& name : cluster.path_names) path_names.emplace_back(name);
+  std::vector<ObjectIndex> shown(
+      cluster.objects.begin(), cluster.objects.begin() + std::min(samples, cluster.objects.size()));
+  json::value growth = nullptr;
+  if (cluster.holder != kNoObject) {
+    growth = json::object{{"field", cluster.growth.field},
+                          {"baseline", optional_json(cluster.growth.baseline)},
+                          {"target", optional_json(cluster.growth.target)},
+                          {"later", optional_json(cluster.growth.later)}};
+  }
+  json::object out{
+      {"key", cluster.key},
+      {"signature", cluster.signature},
+      {"holder", cluster.holder == kNoObject
+                     ? json::value(nullptr)
+                     : json::value(object_brief_json(target, cluster.holder))},
+      {"reach", json::object{{"kind", cluster.reach.kind},
+                             {"name", cluster.reach.name},
+                             {"root", cluster.reach.root}}},
+      {"growth", std::move(growth)},
+      {"count", cluster.count},
+      {"memsize", cluster.memsize},
+      {"retained", cluster.retained},
+      {"objects", std::move(objects)},
+      {"hops", std::move(hops)},
+      {"owners", std::move(owners)},
+      {"root", cluster.path.root.empty() ? cluster.reach.root : cluster.path.root},
+      {"path", addresses_json(target, cluster.path.path)},
+      {"pathNames", std::move(path_names)},
+      {"samples", addresses_json(target, shown)},
+  };
+  if (cluster.noise != NoiseReason::kNone) {
+    out["reason"] = noise_reason_name(cluster.noise);
+    out["why"] = noise_reason_why(cluster.noise);
+  }
+  return out;
+}
+
+}  // namespace
+
+json::object leak_clusters_json(const Heap& target, const LeakDiff& diff,
+                                const LeakClusters& clusters, std::size_t limit,
+                                std::size_t samples) {
+  json::array leaks, noise;
+  for (std::size_t k = 0; k < clusters.leaks.size() && k < limit; ++k)
+    leaks.push_back(cluster_json(target, clusters.leaks[k], samples));
+  for (std::size_t k = 0; k < clusters.noise.size() && k < limit; ++k)
+    noise.push_back(cluster_json(target, clusters.noise[k], samples));
+  json::array warnings;
+  for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
+  return json::object{
+      {"leaks", std::move(leaks)},
+      {"noise", std::move(noise)},
+      {"leakCount", clusters.leaks.size()},
+      {"noiseCount", clusters.noise.size()},
+      {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
+      {"rule", diff.rule},
+      {"compacted", diff.compacted},
+      {"warnings", std::move(warnings)}};
+}
+
 json::object retained_json(const Heap& heap, ObjectIndex i) {
   const DominatorTree& tree = heap.dominators();
   json::object out = object_brief_json(heap, i);

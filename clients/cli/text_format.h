@@ -11,7 +11,7 @@ namespace heapleak::cli {
 
 std::string describe_object(const Heap& heap, ObjectIndex i);  // "0x.. User (app/user.rb:3)"
 std::string describe_path(const Heap& heap,
-                          const RootPath& path);  // "ROOT vm -> 0x.. CLASS:Foo -> ..."
+                          const RootPath& path);  // "ROOT vm -> 0x.. Foo -> ..." (Ruby names)
 std::string human_bytes(std::uint64_t bytes);     // "1.5 MiB"
 
 }  // namespace heapleak::cli

@@ -193,7 +193,8 @@ std::vector<ClusterClass> classes_of(const Heap& heap, const std::vector<ObjectI
     std::string key = group_key(heap, i, group_by);
     auto [it, inserted] = slot.try_emplace(key, out.size());
     if (inserted) {
-      out.push_back(ClusterClass{key, group_by == GroupBy::kClass ? ruby_name(heap, i) : key});
+      out.push_back(
+          ClusterClass{key, group_by == GroupBy::kClass ? ruby_name(heap, i) : key, 0, 0, {}});
       sites.emplace_back();
     }
     ClusterClass& entry = out[it->second];
@@ -239,6 +240,19 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
   if (all(is_vm_internal)) return NoiseReason::kVmInternal;
   if (cluster.holder != kNoObject && is_vm_internal(heap, cluster.holder))
     return NoiseReason::kVmInternal;
+  // Straight off a GC root, mostly compiled code (method entries, inline
+  // caches, iseqs) with the arrays and strings it owns: code defined or run
+  // for the first time between A and B.
+  if (cluster.holder == kNoObject) {
+    std::size_t code = 0, caches = 0;
+    for (ObjectIndex i : cluster.objects) {
+      if (heap.type(i) == ObjectType::kImemo && heap.own_name(i) != "env") ++code;
+      if (is_inline_cache(heap, i)) ++caches;
+    }
+    if (2 * code >= cluster.objects.size())
+      return 2 * caches >= cluster.objects.size() ? NoiseReason::kInlineCache
+                                                  : NoiseReason::kVmInternal;
+  }
   // Reached through compiled code (method bodies, their literals): code
   // loaded between A and B, not data the program accumulates.
   for (ObjectIndex hop : cluster.hops) {

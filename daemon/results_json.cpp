@@ -50,10 +50,12 @@ json::object heap_summary_json(const Heap& heap) {
 json::object leak_diff_json(const Heap& target, const LeakDiff& diff) {
   json::array groups;
   for (const auto& group : diff.groups) {
-    groups.push_back(json::object{{"key", group.key},
-                                  {"count", group.count},
-                                  {"memsize", group.memsize},
-                                  {"samples", addresses_json(target, group.samples)}});
+    json::object item{{"key", group.key},
+                      {"count", group.count},
+                      {"memsize", group.memsize},
+                      {"samples", addresses_json(target, group.samples)}};
+    if (group.vm_internal) item["vmInternal"] = true;
+    groups.push_back(std::move(item));
   }
   json::array warnings;
   for (const auto& warning : diff.warnings) warnings.emplace_back(warning);

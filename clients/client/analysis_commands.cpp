@@ -73,6 +73,10 @@ int run_stats(CommandContext& ctx) {
   if (group_count > shown) {
     std::cout << "... " << grouped(group_count - shown) << " more groups (--limit 0 shows all)\n";
   }
+  // stats only diffs (no references): explain names the container of each leak.
+  if (group_count > 0)
+    std::cout << "Groups that are mostly VM internals come last; `heapleak-client explain` names "
+                 "the container that holds each leak.\n";
   if (const json::value* warnings = member(result, "warnings"); warnings && warnings->is_array()) {
     for (const auto& warning : warnings->as_array()) {
       if (warning.is_string())

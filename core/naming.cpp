@@ -77,8 +77,9 @@ bool is_vm_internal(const Heap& heap, ObjectIndex i) {
     case ObjectType::kZombie:
       return true;
     case ObjectType::kData: {
+      // A Ractor is the VM's own container of threads, not program state.
       const ObjectIndex klass = heap.class_index(i);
-      return klass == kNoObject || heap.own_name(klass).empty();
+      return klass == kNoObject || heap.own_name(klass).empty() || heap.own_name(klass) == "Ractor";
     }
     case ObjectType::kClass:
     case ObjectType::kModule:

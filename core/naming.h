@@ -23,7 +23,8 @@ std::string ruby_class_name(const Heap& heap, ObjectIndex klass);
 
 // VM internals a Ruby program never sees as objects of its own: IMEMO
 // (iseq, env, inline caches), DATA without a named class (`VM/env`, ...), and
-// hidden objects (no class: finalizer tables, internal arrays and hashes).
+// hidden objects (no class: finalizer tables, internal arrays and hashes),
+// and Ractors (the VM's container of threads).
 bool is_vm_internal(const Heap& heap, ObjectIndex i);
 
 }  // namespace heapleak

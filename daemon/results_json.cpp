@@ -94,6 +94,30 @@ json::object root_path_json(const Heap& heap, const RootPath& path) {
                       {"objects", std::move(objects)}};
 }
 
+namespace {
+
+// Says what the common retainer is when it is not the samples' container:
+// a VM internal, or only where the paths of several containers meet.
+std::string retainer_note(const Heap& heap, const RetainerReport& answer) {
+  const ObjectIndex retainer = answer.result.retainer;
+  std::string note;
+  if (answer.split.split) {
+    note = "the samples are held by " + std::to_string(answer.split.groups.size()) +
+           " different containers (groups)";
+    if (retainer != kNoObject)
+      note +=
+          "; the common retainer " + ruby_name(heap, retainer) + " is only where their paths meet";
+  }
+  if (retainer != kNoObject && is_vm_internal(heap, retainer)) {
+    if (!note.empty()) note += "; ";
+    note += "the common retainer is a VM internal (" + ruby_name(heap, retainer) +
+            "), not an object of the program";
+  }
+  return note;
+}
+
+}  // namespace
+
 json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
   const RetainerResult& result = answer.result;
   json::array nodes;
@@ -126,6 +150,19 @@ json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
   };
   if (result.retainer != kNoObject)
     out["retainerObject"] = object_brief_json(heap, result.retainer);
+  out["split"] = answer.split.split;
+  if (answer.split.split) {
+    json::array groups;
+    for (const auto& group : answer.split.groups) {
+      groups.push_back(
+          json::object{{"retainer", group.container == kNoObject
+                                        ? json::value(nullptr)
+                                        : json::value(object_brief_json(heap, group.container))},
+                       {"samples", addresses_json(heap, group.samples)}});
+    }
+    out["groups"] = std::move(groups);
+  }
+  if (std::string note = retainer_note(heap, answer); !note.empty()) out["retainerNote"] = note;
   if (!answer.retainer_root_path.path.empty()) {
     out["rootPath"] = root_path_json(heap, answer.retainer_root_path);
   }

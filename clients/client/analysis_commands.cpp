@@ -19,7 +19,9 @@ constexpr std::size_t kDefaultTableGroups = 20;
 constexpr std::size_t kSamplesShown = 3;
 
 std::string describe(const json::value& brief) {
-  std::string text = str(brief, "address") + " " + str(brief, "class");
+  std::string name = str(brief, "name");
+  if (name.empty()) name = str(brief, "class");
+  std::string text = str(brief, "address") + " " + name;
   if (auto where = location(brief); !where.empty()) text += " (" + where + ")";
   return text;
 }
@@ -122,6 +124,24 @@ int run_root(CommandContext& ctx) {
                               ? "the search gave up after visiting " +
                                     grouped(num(result, "visited")) + " objects (--max-nodes)"
                               : "no single object holds the samples (try --min-samples)");
+  }
+  // Samples held by different containers: which container holds which samples.
+  if (const json::value* groups = member(result, "groups"); groups && groups->is_array()) {
+    summary += "\n" + str(result, "retainerNote");
+    for (const auto& group : groups->as_array()) {
+      const json::value* holder = member(group, "retainer");
+      const json::value* members = member(group, "samples");
+      summary +=
+          "\n  " +
+          (holder && holder->is_object() ? describe(*holder) : std::string("(no container)")) +
+          " holds";
+      if (members && members->is_array()) {
+        for (const auto& sample : members->as_array())
+          if (sample.is_string()) summary += " " + std::string(sample.as_string());
+      }
+    }
+  } else if (auto note = str(result, "retainerNote"); !note.empty()) {
+    summary += "\n" + note;
   }
   write_graph(graph, str(result, "dot"));
   // stdout carries the graph unless it went to a file; the summary goes where it does no harm.

@@ -333,7 +333,10 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     }
     if (!root.empty()) cluster.path_names.push_back("ROOT " + root);
     for (ObjectIndex y : cluster.path.path) cluster.path_names.push_back(ruby_name(target, y));
-    cluster.growth = growth_of(baseline, target, later, cluster.holder);
+    // Growth is read where the references were gained: the holder, or the
+    // last VM hop under it (a Proc's env, a class's method table).
+    cluster.growth = growth_of(baseline, target, later,
+                               cluster.hops.empty() ? cluster.holder : cluster.hops.back());
     cluster.classes = classes_of(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);

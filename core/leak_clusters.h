@@ -30,7 +30,9 @@ struct Reach {
   std::string root;  // GC root category of the path
 };
 
-// Array length / Hash size (else the number of references) of the holder in A, B, C.
+// Array length / Hash size (else the number of references) of the holder in
+// A, B, C; of the last VM hop under the holder when there are hops (the
+// object whose references actually gained the leaked objects).
 struct Growth {
   std::string field;  // length|size|references
   std::optional<std::uint64_t> baseline, target, later;

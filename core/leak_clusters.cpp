@@ -18,6 +18,8 @@ constexpr ObjectIndex kUnset = kNoObject;
 // or not reachable at all.
 constexpr ObjectIndex kRootHeld = 0xFFFE0000u;
 constexpr ObjectIndex kUnreachableMark = 0xFFFDFFFFu;
+// Leaked objects under an old String: the buffer it now shares.
+constexpr ObjectIndex kSharedStringMark = 0xFFFDFFFEu;
 
 bool is_root_held(ObjectIndex value) { return value >= kRootHeld && value != kUnset; }
 
@@ -230,6 +232,18 @@ bool traced_by_objspace(const Heap& heap, ObjectIndex i) {
 
 NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
   if (cluster.reach.root.empty() && cluster.holder == kNoObject) return NoiseReason::kUnreachable;
+  // New classes, modules or compiled methods under a class: code loaded.
+  if (cluster.holder != kNoObject && (heap.type(cluster.holder) == ObjectType::kClass ||
+                                      heap.type(cluster.holder) == ObjectType::kModule)) {
+    for (ObjectIndex i : cluster.objects) {
+      const ObjectType type = heap.type(i);
+      if (type == ObjectType::kClass || type == ObjectType::kModule ||
+          type == ObjectType::kIClass ||
+          (type == ObjectType::kImemo &&
+           (heap.own_name(i) == "iseq" || heap.own_name(i) == "ment")))
+        return NoiseReason::kCodeLoaded;
+    }
+  }
   if (cluster.reach.root == "finalizers") return NoiseReason::kFinalizerTable;
   const auto all = [&](auto predicate) {
     return std::all_of(cluster.objects.begin(), cluster.objects.end(),
@@ -265,6 +279,7 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
 }
 
 std::string label_of(const LeakCluster& cluster, const std::string& holder_name) {
+  if (cluster.noise == NoiseReason::kSharedString) return "buffers of strings that became shared";
   if (cluster.holder == kNoObject) {
     return cluster.reach.root.empty() ? "unreachable objects"
                                       : "held by ROOT " + cluster.reach.root;
@@ -294,6 +309,10 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     ObjectIndex merge_key = anchor;
     if (anchor == kUnreachableMark) {
       // root stays empty: unreachable
+    } else if (anchor != kUnset && !is_root_held(anchor) &&
+               target.type(anchor) == ObjectType::kString) {
+      merge_key = kSharedStringMark;
+      cluster.noise = NoiseReason::kSharedString;
     } else if (is_root_held(anchor)) {
       cluster.reach = Reach{"root", target.roots()[anchor - kRootHeld].name,
                             target.roots()[anchor - kRootHeld].name};
@@ -340,7 +359,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     cluster.classes = classes_of(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);
-    cluster.noise = classify(target, cluster);
+    if (cluster.noise == NoiseReason::kNone) cluster.noise = classify(target, cluster);
     (cluster.noise == NoiseReason::kNone ? out.leaks : out.noise).push_back(std::move(cluster));
   }
   auto by_retained = [](const LeakCluster& a, const LeakCluster& b) {

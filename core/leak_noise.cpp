@@ -18,6 +18,10 @@ std::string_view noise_reason_name(NoiseReason reason) {
       return "bounded";
     case NoiseReason::kUnreachable:
       return "unreachable";
+    case NoiseReason::kSharedString:
+      return "sharedString";
+    case NoiseReason::kCodeLoaded:
+      return "codeLoaded";
   }
   return "";
 }
@@ -41,6 +45,12 @@ std::string_view noise_reason_why(NoiseReason reason) {
              "that grew once";
     case NoiseReason::kUnreachable:
       return "not reachable from any GC root: garbage not yet collected when B was dumped";
+    case NoiseReason::kSharedString:
+      return "the shared buffers of old strings that became shared (dup, to_json): they replace "
+             "the strings' own buffers, not new data";
+    case NoiseReason::kCodeLoaded:
+      return "classes, modules, methods and their literals defined between A and B (code "
+             "loaded or autoloaded on first use), not data the program accumulates";
   }
   return "";
 }

@@ -16,6 +16,8 @@ enum class NoiseReason {
   kInlineCache,
   kBounded,
   kUnreachable,
+  kSharedString,
+  kCodeLoaded,
 };
 
 std::string_view noise_reason_name(NoiseReason reason);  // camelCase wire name

@@ -308,7 +308,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     LeakCluster cluster;
     ObjectIndex merge_key = anchor;
     if (anchor == kUnreachableMark) {
-      // root stays empty: unreachable
+      cluster.reach = Reach{"root", "(not reachable)", ""};  // root stays empty
     } else if (anchor != kUnset && !is_root_held(anchor) &&
                target.type(anchor) == ObjectType::kString) {
       merge_key = kSharedStringMark;

@@ -100,9 +100,9 @@ int run_explain(const std::vector<std::string>& argv) {
   }
 
   std::ostringstream out;
-  out << "Leaks by bytes retained (" << diff.total_count << " objects new in B and alive in "
-      << (later ? "C" : "B") << ", " << clusters.leaks.size() << " leaks, " << clusters.noise.size()
-      << " probably not):\n";
+  out << "Leaks by bytes retained (" << diff.total_count << " objects new in B"
+      << (later ? " and alive in C" : "") << ", " << clusters.leaks.size() << " leaks, "
+      << clusters.noise.size() << " probably not):\n";
   if (clusters.leaks.empty()) out << "   none\n";
   for (std::size_t k = 0; k < clusters.leaks.size() && k < limit; ++k) {
     out << k + 1 << ". ";

@@ -40,6 +40,11 @@ std::optional<std::uint32_t> Heap::generation(ObjectIndex i) const {
   return c_.generation[i] - 1;
 }
 
+std::optional<std::uint32_t> Heap::length(ObjectIndex i) const {
+  if (c_.length.empty() || c_.length[i] == 0) return std::nullopt;
+  return c_.length[i] - 1;
+}
+
 std::span<const ObjectIndex> Heap::references(ObjectIndex i) const {
   if (c_.out_offsets.empty()) return {};
   return std::span(c_.out_edges)
@@ -55,8 +60,8 @@ std::size_t Heap::bytes_used() const {
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   std::size_t total = bytes(c_.address) + bytes(c_.type) + bytes(c_.class_index) +
                       bytes(c_.own_name) + bytes(c_.memsize) + bytes(c_.value_hash) +
-                      bytes(c_.first_ref) + bytes(c_.line_offset) + bytes(c_.file) +
-                      bytes(c_.line) + bytes(c_.method) + bytes(c_.generation) +
+                      bytes(c_.first_ref) + bytes(c_.line_offset) + bytes(c_.length) +
+                      bytes(c_.file) + bytes(c_.line) + bytes(c_.method) + bytes(c_.generation) +
                       bytes(c_.out_offsets) + bytes(c_.out_edges) + bytes(c_.in_offsets) +
                       bytes(c_.in_edges) + c_.names.bytes_used();
   for (const auto& root : c_.roots) total += bytes(root.targets) + root.name.capacity();

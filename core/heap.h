@@ -66,6 +66,7 @@ struct HeapColumns {
   Column<std::uint32_t> value_hash;   // fingerprint of `value`, 0 if none
   Column<std::uint32_t> first_ref;    // fingerprint of the first reference, 0 if none
   Column<std::uint64_t> line_offset;  // where the record starts in the decompressed stream
+  Column<std::uint32_t> length;       // ARRAY `length` / HASH `size` + 1, 0 if absent (saturated)
   Column<std::uint32_t> file;         // optional: allocation file (interned)
   Column<std::uint32_t> line;         // optional
   Column<std::uint32_t> method;       // optional: allocation method (interned)
@@ -114,6 +115,9 @@ class Heap {
     return c_.method.empty() ? "" : c_.names.at(c_.method[i]);
   }
   std::optional<std::uint32_t> generation(ObjectIndex i) const;
+  // An ARRAY's `length` or a HASH's `size`, kept in every load (identity-only
+  // too) so a container's growth from dump to dump can be read.
+  std::optional<std::uint32_t> length(ObjectIndex i) const;
 
   bool has_edges() const { return !c_.out_offsets.empty(); }
   std::span<const ObjectIndex> references(ObjectIndex i) const;

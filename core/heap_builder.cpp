@@ -113,6 +113,7 @@ void HeapBuilder::reserve(std::size_t objects, std::size_t references) {
   c_.memsize.reserve(objects);
   c_.value_hash.reserve(objects);
   c_.first_ref.reserve(objects);
+  c_.length.reserve(objects);
   if (full_) {
     c_.line_offset.reserve(objects);
     ref_begin_.reserve(objects + 1);
@@ -156,6 +157,7 @@ void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset
   c_.memsize.push_back(saturate32(record.memsize));
   c_.value_hash.push_back(record.value_hash);
   c_.first_ref.push_back(record.references.empty() ? 0 : address_fingerprint(record.references[0]));
+  c_.length.push_back(record.has_length ? saturate32(record.length + 1) : 0);
   if (traced_) {
     c_.file.push_back(record.file.empty() ? 0 : c_.names.intern(record.file));
     c_.line.push_back(saturate32(record.line));
@@ -260,6 +262,7 @@ void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint
   permute(c_.memsize, order, scratch);
   permute(c_.value_hash, order, scratch);
   permute(c_.first_ref, order, scratch);
+  permute(c_.length, order, scratch);
   permute(c_.line_offset, order, scratch);
   permute(c_.file, order, scratch);
   permute(c_.line, order, scratch);

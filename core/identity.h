@@ -1,7 +1,10 @@
 // When two dumps show "the same object". Ruby reuses a freed slot's address
-// and class addresses move, so an address match alone is not enough: the
-// records at that address must also agree on type, class *name*, `value`,
-// allocation site and generation when both dumps have them.
+// and class addresses move, so an address match alone is not enough. What an
+// object cannot change in place decides: type, class *name*, and, when both
+// dumps trace allocations, allocation site and generation. Contents that
+// mutate in place (a string's `value` once it becomes shared, an Array's or
+// Hash's first reference) decide only without tracing, and only when both
+// records carry them.
 #pragma once
 
 #include <string>
@@ -14,9 +17,11 @@ namespace heapleak {
 struct IdentityRule {
   bool allocation_site = false;  // both dumps traced: file and line must agree
   bool generation = false;       // both dumps traced: generation must agree
-  // Without tracing, an Array or Hash in a reused slot has no `value` to tell
-  // it apart: a different first reference then marks a different object.
-  bool first_reference = false;
+  // Without tracing, a record's contents are all there is to tell a reused
+  // slot apart: `value` and the first reference must agree when both records
+  // have one (a string that became shared has no `value` and a reference to
+  // its shared root; an empty Hash that gained entries has no first reference).
+  bool contents = true;
 
   static IdentityRule between(const Heap& x, const Heap& y);
   std::string describe() const;

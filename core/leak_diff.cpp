@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "core/naming.h"
+
 namespace heapleak {
 namespace {
 
@@ -13,6 +15,22 @@ constexpr double kCompactionThreshold = 0.3;
 constexpr std::size_t kMinObjectsForCompactionCheck = 1000;
 
 bool is_live(ObjectType type) { return type != ObjectType::kNone && type != ObjectType::kMoved; }
+
+// VM internals by type (IMEMO, ICLASS, DATA without a named class). Hidden
+// (classless) Arrays and Strings are not counted here: a dump without the
+// class records looks the same, and `explain` tells finalizer tables apart.
+bool ranks_as_internal(const Heap& heap, ObjectIndex i) {
+  switch (heap.type(i)) {
+    case ObjectType::kImemo:
+    case ObjectType::kIClass:
+    case ObjectType::kNode:
+    case ObjectType::kZombie:
+    case ObjectType::kData:
+      return is_vm_internal(heap, i);
+    default:
+      return false;
+  }
+}
 
 // For each object of `from`, the matching object of `to` at the same address
 // (same_object), or kNoObject. A linear merge: both heaps are sorted.
@@ -111,16 +129,24 @@ std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectInd
                                      GroupBy group_by, std::size_t samples_per_group) {
   std::vector<LeakGroup> groups;
   std::unordered_map<std::string, std::size_t> slot;
+  std::vector<std::uint64_t> internal;
   for (ObjectIndex i : objects) {
     std::string key = group_key(heap, i, group_by);
     auto [it, inserted] = slot.try_emplace(key, groups.size());
-    if (inserted) groups.push_back(LeakGroup{std::move(key), 0, 0, {}});
+    if (inserted) {
+      groups.push_back(LeakGroup{std::move(key), 0, 0, {}, false});
+      internal.push_back(0);
+    }
     LeakGroup& group = groups[it->second];
     ++group.count;
     group.memsize += heap.memsize(i);
     if (group.samples.size() < samples_per_group) group.samples.push_back(i);
+    if (ranks_as_internal(heap, i)) ++internal[it->second];
   }
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    groups[k].vm_internal = 2 * internal[k] > groups[k].count;
   std::sort(groups.begin(), groups.end(), [](const LeakGroup& a, const LeakGroup& b) {
+    if (a.vm_internal != b.vm_internal) return b.vm_internal;
     if (a.count != b.count) return a.count > b.count;
     if (a.memsize != b.memsize) return a.memsize > b.memsize;
     return a.key < b.key;

@@ -22,6 +22,9 @@ struct LeakGroup {
   std::uint64_t count = 0;
   std::uint64_t memsize = 0;
   std::vector<ObjectIndex> samples;  // indices into the target heap, ascending address
+  // Most of the group is VM internals (IMEMO, ICLASS, DATA:VM/*):
+  // ranked after the groups a program's own code made.
+  bool vm_internal = false;
 };
 
 struct LeakDiffOptions {
@@ -45,7 +48,8 @@ struct LeakDiff {
 LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
                     const LeakDiffOptions& options = {});
 
-// Groups `objects` of `heap`, largest count first.
+// Groups `objects` of `heap`: groups of the program's own objects first,
+// then those that are mostly VM internals; largest count first in each.
 std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectIndex> objects,
                                      GroupBy group_by, std::size_t samples_per_group);
 

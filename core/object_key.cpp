@@ -41,7 +41,17 @@ std::string object_key(const Heap& heap, ObjectIndex i) {
       return "CLASS:" + (own.empty() ? std::string("(anonymous)") : std::string(own));
     case ObjectType::kModule:
       return "MODULE:" + (own.empty() ? std::string("(anonymous)") : std::string(own));
-    case ObjectType::kData:
+    case ObjectType::kStruct:
+    case ObjectType::kData: {
+      // A Struct or typed DATA with a named class groups under that Ruby
+      // class (PriceCalculator::Quote, StringIO, Proc, Thread), not STRUCT
+      // or DATA:strio.
+      const std::string_view klass = heap.class_name(i);
+      if (!klass.empty()) return std::string(klass);
+      if (type == ObjectType::kStruct) return "STRUCT";
+      if (!own.empty()) return "DATA:" + std::string(own);
+      return "DATA";
+    }
     case ObjectType::kImemo:
       if (!own.empty()) return std::string(object_type_name(type)) + ":" + std::string(own);
       return std::string(object_type_name(type));

@@ -1,6 +1,7 @@
-// How objects are named and grouped for people: the seed's type/class keys
-// (OBJECT -> class name, CLASS:Name, MODULE:Name, DATA:struct, IMEMO:kind,
-// the dump type otherwise), allocation sites and generations.
+// How objects are grouped for people: the seed's type/class keys (OBJECT,
+// STRUCT and typed DATA with a named class -> the class name, CLASS:Name,
+// MODULE:Name, DATA:struct, IMEMO:kind, the dump type otherwise), allocation
+// sites and generations. Readable names of single objects: core/naming.h.
 #pragma once
 
 #include <optional>

@@ -106,6 +106,15 @@ std::vector<Owner> owners_of_parts(const DominatorTree& tree, std::span<const Ob
 
 }  // namespace
 
+std::vector<Owner> owners_of(const Heap& heap, std::span<const ObjectIndex> reachable) {
+  const DominatorTree& tree = heap.dominators();
+  const ObjectIndex owner = tree.common_dominator(reachable);
+  if (owner == kNoObject) return {};
+  if (owner != DominatorTree::kSuperRoot)
+    return {Owner{owner, tree.retained(owner), reachable.size()}};
+  return owners_of_parts(tree, reachable);
+}
+
 std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
   const DominatorTree& tree = heap.dominators();
   std::vector<Retainer> all;

@@ -58,6 +58,10 @@ struct OwnerReport {
 OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects,
                        std::size_t max_paths = 2000);
 
+// The owners of a set of reachable objects: their lowest common dominator,
+// or, when only the GC roots dominate them all, the owner of each part.
+std::vector<Owner> owners_of(const Heap& heap, std::span<const ObjectIndex> reachable);
+
 struct LeakExplanation {
   LeakGroup group;
   std::uint64_t retained = 0;  // bytes freed if the group's objects were freed

@@ -149,8 +149,9 @@ void DumpRecord::clear() {
   memsize = 0;
   own_name = root_name = file = method = {};
   line = generation = 0;
-  has_line = has_generation = false;
+  has_line = has_generation = has_length = false;
   value_hash = 0;
+  length = 0;
   broken_reason = nullptr;
 }
 
@@ -244,7 +245,11 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
         if (key_is(key, "name")) ok = read_string(value, out.own_name);
         break;
       case 's':
-        if (key_is(key, "struct")) ok = read_string(value, out.own_name);
+        if (key_is(key, "struct")) {
+          ok = read_string(value, out.own_name);
+        } else if (key_is(key, "size")) {
+          ok = out.has_length = read_uint(value, out.length);
+        }
         break;
       case 'i':
         if (key_is(key, "imemo_type")) ok = read_string(value, out.own_name);
@@ -253,7 +258,11 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
         if (key_is(key, "file")) ok = read_string(value, out.file);
         break;
       case 'l':
-        if (key_is(key, "line")) ok = out.has_line = read_uint(value, out.line);
+        if (key_is(key, "line")) {
+          ok = out.has_line = read_uint(value, out.line);
+        } else if (key_is(key, "length")) {
+          ok = out.has_length = read_uint(value, out.length);
+        }
         break;
       case 'g':
         if (key_is(key, "generation")) ok = out.has_generation = read_uint(value, out.generation);

@@ -33,6 +33,9 @@ struct DumpRecord {
   bool has_line = false;
   bool has_generation = false;
   std::uint32_t value_hash = 0;  // 0: no `value` field
+  // An ARRAY's `length` or a HASH's `size`: how a container grows from dump to dump.
+  std::uint64_t length = 0;
+  bool has_length = false;
   const char* broken_reason = nullptr;
 
   void clear();

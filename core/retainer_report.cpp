@@ -32,6 +32,7 @@ Result<RetainerReport> explain_retention(const Heap& heap, const RetainerRequest
   if (report.result.retainer != kNoObject && !heap.roots().empty()) {
     report.retainer_root_path = heap.root_paths().path_to(heap, report.result.retainer);
   }
+  if (!heap.roots().empty()) report.split = split_samples(heap, report.samples);
   report.graph =
       build_retainer_graph(heap, report.samples, report.result, &report.retainer_root_path);
 

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/heap.h"
 #include "core/root_paths.h"
+#include "core/sample_split.h"
 
 namespace heapleak {
 
@@ -23,6 +24,7 @@ struct RetainerReport {
   RootPath retainer_root_path;  // empty when the dump has no roots or the retainer is unreachable
   RetainerGraph graph;
   std::string dot;
+  SampleSplit split;  // the samples held by different containers, one group each
 };
 
 struct RetainerRequest {

@@ -25,6 +25,17 @@ class RootPaths {
   std::size_t reachable_count() const { return reachable_; }
   // Empty path when the object is not reachable from any root.
   RootPath path_to(const Heap& heap, ObjectIndex i) const;
+  // The object before `i` on its shortest path; kNoObject for a root target
+  // or an unreachable object.
+  ObjectIndex parent(ObjectIndex i) const {
+    return parent_[i] < kRootBase ? parent_[i] : kNoObject;
+  }
+  // For a root target, the index of its category in heap.roots(); else -1.
+  int root_category(ObjectIndex i) const {
+    return parent_[i] >= kRootBase && parent_[i] != kUnreached
+               ? static_cast<int>(parent_[i] - kRootBase)
+               : -1;
+  }
 
  private:
   static constexpr std::uint32_t kUnreached = UINT32_MAX;

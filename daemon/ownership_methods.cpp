@@ -3,6 +3,7 @@
 // request (seconds on a multi-gigabyte heap), so these run on the query pool.
 #include <boost/json.hpp>
 
+#include "core/leak_clusters.h"
 #include "core/leak_diff.h"
 #include "core/ownership.h"
 #include "daemon/daemon_context.h"
@@ -50,12 +51,15 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
   const Heap& heap = require_edges(target);
   // The diff's own groups are not used (explain regroups every leaked object), so no samples
   // here.
-  LeakDiff diff = diff_heaps(*baseline.heap, heap, later ? later->heap.get() : nullptr,
-                             LeakDiffOptions{options.group_by, 0});
+  const Heap* later_heap = later ? later->heap.get() : nullptr;
+  LeakDiff diff =
+      diff_heaps(*baseline.heap, heap, later_heap, LeakDiffOptions{options.group_by, 0});
   warn_if_untraced(diff, heap, options.group_by);
-  const auto leaks =
-      explain_leak(heap, diff, limit_or_all(params.limit.value_or(20)), options.group_by);
-  json::object out = explanation_json(heap, diff, leaks, std::min<std::size_t>(params.samples, 20));
+  const LeakClusters clusters =
+      cluster_leaks(*baseline.heap, heap, later_heap, diff, options.group_by);
+  json::object out =
+      leak_clusters_json(heap, diff, clusters, limit_or_all(params.limit.value_or(20)),
+                         std::min<std::size_t>(params.samples, 20));
   out["groupBy"] = group_by_name(options.group_by);
   out["target"] = target.id;
   return out;

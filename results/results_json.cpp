@@ -1,6 +1,7 @@
 #include "results/results_json.h"
 
 #include "core/dominators.h"
+#include "core/naming.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
 
@@ -49,10 +50,12 @@ json::object heap_summary_json(const Heap& heap) {
 json::object leak_diff_json(const Heap& target, const LeakDiff& diff) {
   json::array groups;
   for (const auto& group : diff.groups) {
-    groups.push_back(json::object{{"key", group.key},
-                                  {"count", group.count},
-                                  {"memsize", group.memsize},
-                                  {"samples", addresses_json(target, group.samples)}});
+    json::object item{{"key", group.key},
+                      {"count", group.count},
+                      {"memsize", group.memsize},
+                      {"samples", addresses_json(target, group.samples)}};
+    if (group.vm_internal) item["vmInternal"] = true;
+    groups.push_back(std::move(item));
   }
   json::array warnings;
   for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
@@ -72,6 +75,7 @@ json::object object_brief_json(const Heap& heap, ObjectIndex i) {
   json::object out{{"address", format_address(heap.address(i))},
                    {"type", object_type_name(heap.type(i))},
                    {"class", class_display_name(heap, i)},
+                   {"name", ruby_name(heap, i)},
                    {"key", object_key(heap, i)},
                    {"memsize", heap.memsize(i)}};
   if (std::string_view file = heap.file(i); !file.empty()) {
@@ -89,6 +93,30 @@ json::object root_path_json(const Heap& heap, const RootPath& path) {
                       {"path", addresses_json(heap, path.path)},
                       {"objects", std::move(objects)}};
 }
+
+namespace {
+
+// Says what the common retainer is when it is not the samples' container:
+// a VM internal, or only where the paths of several containers meet.
+std::string retainer_note(const Heap& heap, const RetainerReport& answer) {
+  const ObjectIndex retainer = answer.result.retainer;
+  std::string note;
+  if (answer.split.split) {
+    note = "the samples are held by " + std::to_string(answer.split.groups.size()) +
+           " different containers (groups)";
+    if (retainer != kNoObject)
+      note +=
+          "; the common retainer " + ruby_name(heap, retainer) + " is only where their paths meet";
+  }
+  if (retainer != kNoObject && is_vm_internal(heap, retainer)) {
+    if (!note.empty()) note += "; ";
+    note += "the common retainer is a VM internal (" + ruby_name(heap, retainer) +
+            "), not an object of the program";
+  }
+  return note;
+}
+
+}  // namespace
 
 json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
   const RetainerResult& result = answer.result;
@@ -122,6 +150,19 @@ json::object retainer_json(const Heap& heap, const RetainerReport& answer) {
   };
   if (result.retainer != kNoObject)
     out["retainerObject"] = object_brief_json(heap, result.retainer);
+  out["split"] = answer.split.split;
+  if (answer.split.split) {
+    json::array groups;
+    for (const auto& group : answer.split.groups) {
+      groups.push_back(
+          json::object{{"retainer", group.container == kNoObject
+                                        ? json::value(nullptr)
+                                        : json::value(object_brief_json(heap, group.container))},
+                       {"samples", addresses_json(heap, group.samples)}});
+    }
+    out["groups"] = std::move(groups);
+  }
+  if (std::string note = retainer_note(heap, answer); !note.empty()) out["retainerNote"] = note;
   if (!answer.retainer_root_path.path.empty()) {
     out["rootPath"] = root_path_json(heap, answer.retainer_root_path);
   }
@@ -199,6 +240,90 @@ json::object explanation_json(const Heap& target, const LeakDiff& diff,
   for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
   return json::object{
       {"leaks", std::move(out)},
+      {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
+      {"rule", diff.rule},
+      {"compacted", diff.compacted},
+      {"warnings", std::move(warnings)}};
+}
+
+namespace {
+
+json::value optional_json(const std::optional<std::uint64_t>& value) {
+  return value ? json::value(*value) : json::value(nullptr);
+}
+
+json::object cluster_json(const Heap& target, const LeakCluster& cluster, std::size_t samples) {
+  json::array owners;
+  for (const auto& owner : cluster.owners) owners.push_back(owner_brief_json(target, owner));
+  json::array objects;
+  for (const auto& entry : cluster.classes) {
+    json::array sites;
+    for (const auto& site : entry.sites)
+      sites.push_back(json::object{{"site", site.site}, {"count", site.count}});
+    objects.push_back(json::object{{"key", entry.key},
+                                   {"name", entry.name},
+                                   {"count", entry.count},
+                                   {"memsize", entry.memsize},
+                                   {"sites", std::move(sites)}});
+  }
+  json::array hops;
+  for (ObjectIndex hop : cluster.hops) hops.push_back(object_brief_json(target, hop));
+  json::array path_names;
+  for (const auto& name : cluster.path_names) path_names.emplace_back(name);
+  std::vector<ObjectIndex> shown(
+      cluster.objects.begin(), cluster.objects.begin() + std::min(samples, cluster.objects.size()));
+  json::value growth = nullptr;
+  if (cluster.holder != kNoObject) {
+    growth = json::object{{"field", cluster.growth.field},
+                          {"baseline", optional_json(cluster.growth.baseline)},
+                          {"target", optional_json(cluster.growth.target)},
+                          {"later", optional_json(cluster.growth.later)}};
+  }
+  json::object out{
+      {"key", cluster.key},
+      {"signature", cluster.signature},
+      {"holder", cluster.holder == kNoObject
+                     ? json::value(nullptr)
+                     : json::value(object_brief_json(target, cluster.holder))},
+      {"reach", json::object{{"kind", cluster.reach.kind},
+                             {"name", cluster.reach.name},
+                             {"root", cluster.reach.root}}},
+      {"growth", std::move(growth)},
+      {"count", cluster.count},
+      {"memsize", cluster.memsize},
+      {"retained", cluster.retained},
+      {"objects", std::move(objects)},
+      {"hops", std::move(hops)},
+      {"owners", std::move(owners)},
+      {"root", cluster.path.root.empty() ? cluster.reach.root : cluster.path.root},
+      {"path", addresses_json(target, cluster.path.path)},
+      {"pathNames", std::move(path_names)},
+      {"samples", addresses_json(target, shown)},
+  };
+  if (cluster.noise != NoiseReason::kNone) {
+    out["reason"] = noise_reason_name(cluster.noise);
+    out["why"] = noise_reason_why(cluster.noise);
+  }
+  return out;
+}
+
+}  // namespace
+
+json::object leak_clusters_json(const Heap& target, const LeakDiff& diff,
+                                const LeakClusters& clusters, std::size_t limit,
+                                std::size_t samples) {
+  json::array leaks, noise;
+  for (std::size_t k = 0; k < clusters.leaks.size() && k < limit; ++k)
+    leaks.push_back(cluster_json(target, clusters.leaks[k], samples));
+  for (std::size_t k = 0; k < clusters.noise.size() && k < limit; ++k)
+    noise.push_back(cluster_json(target, clusters.noise[k], samples));
+  json::array warnings;
+  for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
+  return json::object{
+      {"leaks", std::move(leaks)},
+      {"noise", std::move(noise)},
+      {"leakCount", clusters.leaks.size()},
+      {"noiseCount", clusters.noise.size()},
       {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
       {"rule", diff.rule},
       {"compacted", diff.compacted},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/heap.h"
+#include "core/leak_clusters.h"
 #include "core/leak_diff.h"
 #include "core/ownership.h"
 #include "core/retainer_report.h"
@@ -28,6 +29,11 @@ boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
 boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,
                                      const std::vector<LeakExplanation>& leaks,
                                      std::size_t samples);
+// explain's answer: one row per leak (the first `limit` leaks and noise
+// rows), each with at most `samples` leaked addresses.
+boost::json::object leak_clusters_json(const Heap& target, const LeakDiff& diff,
+                                       const LeakClusters& clusters, std::size_t limit,
+                                       std::size_t samples);
 boost::json::object retained_json(const Heap& heap, ObjectIndex i);
 boost::json::object top_retainers_json(const Heap& heap, std::size_t limit, bool by_class);
 boost::json::array path_tree_json(const Heap& heap, const PathTreeNode& node);

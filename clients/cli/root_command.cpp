@@ -4,6 +4,8 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
+#include "clients/cli/text_format.h"
+#include "core/naming.h"
 #include "core/retainer_report.h"
 #include "results/results_json.h"
 
@@ -56,6 +58,24 @@ int run_root(const std::vector<std::string>& argv) {
                             std::to_string(report->result.visited) + " references"
                       : "no object holds all the samples")
               << " (try --min-samples)\n";
+  }
+  // The graph goes to stdout; which container holds which samples goes to stderr.
+  if (report->split.split) {
+    std::cerr << "heapleak: the samples are held by " << report->split.groups.size()
+              << " different containers; the common retainer is only where their paths meet:\n";
+    for (const auto& group : report->split.groups) {
+      std::cerr << "  "
+                << (group.container == kNoObject ? std::string("(no container)")
+                                                 : describe_object(*heap, group.container))
+                << " holds";
+      for (ObjectIndex sample : group.samples)
+        std::cerr << " " << format_address(heap->address(sample));
+      std::cerr << "\n";
+    }
+  } else if (report->result.retainer != kNoObject &&
+             is_vm_internal(*heap, report->result.retainer)) {
+    std::cerr << "heapleak: the common retainer " << ruby_name(*heap, report->result.retainer)
+              << " is a VM internal, not an object of the program\n";
   }
   const std::string text =
       args.has("--json") ? to_json_text(retainer_json(*heap, *report)) : report->dot;

@@ -45,6 +45,9 @@ std::string render_text(const Heap& target, const LeakDiff& diff, std::size_t sa
   }
   out << "Total: " << diff.total_count << " objects, " << diff.total_memsize << " bytes in "
       << diff.groups.size() << " groups (same object = " << diff.rule << ")\n";
+  // stats only diffs (no references): it cannot say which container holds what.
+  out << "Groups that are mostly VM internals come last; `heapleak explain` names the container "
+         "that holds each leak.\n";
   return out.str();
 }
 

@@ -2,12 +2,13 @@
 
 #include <cstdio>
 
+#include "core/naming.h"
 #include "core/object_key.h"
 
 namespace heapleak::cli {
 
 std::string describe_object(const Heap& heap, ObjectIndex i) {
-  std::string text = format_address(heap.address(i)) + " " + object_key(heap, i);
+  std::string text = format_address(heap.address(i)) + " " + ruby_name(heap, i);
   if (auto site = allocation_site(heap, i); !site.empty()) text += " (" + site + ")";
   return text;
 }
@@ -16,7 +17,7 @@ std::string describe_path(const Heap& heap, const RootPath& path) {
   if (path.path.empty()) return "(not reachable from a GC root)";
   std::string text = "ROOT " + path.root;
   for (ObjectIndex i : path.path)
-    text += " -> " + format_address(heap.address(i)) + " " + object_key(heap, i);
+    text += " -> " + format_address(heap.address(i)) + " " + ruby_name(heap, i);
   return text;
 }
 

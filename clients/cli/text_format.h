@@ -14,6 +14,6 @@ using clients::human_bytes;  // "80 B", "84.6 KiB", "1.5 MiB"
 
 std::string describe_object(const Heap& heap, ObjectIndex i);  // "0x.. User (app/user.rb:3)"
 std::string describe_path(const Heap& heap,
-                          const RootPath& path);  // "ROOT vm -> 0x.. CLASS:Foo -> ..."
+                          const RootPath& path);  // "ROOT vm -> 0x.. Foo -> ..." (Ruby names)
 
 }  // namespace heapleak::cli

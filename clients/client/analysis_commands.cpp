@@ -22,7 +22,9 @@ constexpr std::size_t kSamplesShown = 3;
 constexpr std::uint64_t kEveryAddress = UINT32_MAX;
 
 std::string describe(const json::value& brief) {
-  std::string text = str(brief, "address") + " " + str(brief, "class");
+  std::string name = str(brief, "name");
+  if (name.empty()) name = str(brief, "class");
+  std::string text = str(brief, "address") + " " + name;
   if (auto where = location(brief); !where.empty()) text += " (" + where + ")";
   return text;
 }
@@ -80,6 +82,10 @@ int run_stats(CommandContext& ctx) {
   if (group_count > shown) {
     std::cout << "... " << grouped(group_count - shown) << " more groups (--limit 0 shows all)\n";
   }
+  // stats only diffs (no references): explain names the container of each leak.
+  if (group_count > 0)
+    std::cout << "Groups that are mostly VM internals come last; `heapleak-client explain` names "
+                 "the container that holds each leak.\n";
   if (const json::value* warnings = member(result, "warnings"); warnings && warnings->is_array()) {
     for (const auto& warning : warnings->as_array()) {
       if (warning.is_string())
@@ -128,6 +134,24 @@ int run_root(CommandContext& ctx) {
                               ? "the search gave up after visiting " +
                                     grouped(num(result, "visited")) + " references (--max-visits)"
                               : "no single object holds the samples (try --min-samples)");
+  }
+  // Samples held by different containers: which container holds which samples.
+  if (const json::value* groups = member(result, "groups"); groups && groups->is_array()) {
+    summary += "\n" + str(result, "retainerNote");
+    for (const auto& group : groups->as_array()) {
+      const json::value* holder = member(group, "retainer");
+      const json::value* members = member(group, "samples");
+      summary +=
+          "\n  " +
+          (holder && holder->is_object() ? describe(*holder) : std::string("(no container)")) +
+          " holds";
+      if (members && members->is_array()) {
+        for (const auto& sample : members->as_array())
+          if (sample.is_string()) summary += " " + std::string(sample.as_string());
+      }
+    }
+  } else if (auto note = str(result, "retainerNote"); !note.empty()) {
+    summary += "\n" + note;
   }
   write_graph(graph, str(result, "dot"));
   // stdout carries the graph unless it went to a file; the summary goes where it does no harm.

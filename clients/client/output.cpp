@@ -65,7 +65,11 @@ void write_file(const std::string& file, const std::string& text) {
 }
 
 std::vector<std::string> brief_row(const json::value& brief) {
-  return {str(brief, "address"), str(brief, "type"), str(brief, "class"),
+  // The Ruby-facing name (UserCache, not the class's metaclass #<Class:0x...>);
+  // a daemon from before `name` existed gives only `class`.
+  std::string name = str(brief, "name");
+  if (name.empty()) name = str(brief, "class");
+  return {str(brief, "address"), str(brief, "type"), std::move(name),
           human_bytes(static_cast<double>(num(brief, "memsize"))), location(brief)};
 }
 

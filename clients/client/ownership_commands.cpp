@@ -107,6 +107,54 @@ const json::array* array_of(const json::value& object, std::string_view key) {
   return value && value->is_array() ? &value->as_array() : nullptr;
 }
 
+std::string count_or_unknown(const json::value& object, std::string_view key) {
+  const json::value* value = member(object, key);
+  return value && (value->is_int64() || value->is_uint64()) ? grouped(num(object, key)) : "?";
+}
+
+// One leak row of `explain`: the holder with its growth, how Ruby reaches
+// it, the path in Ruby names, the leaked objects by class (and site).
+void print_leak_row(std::ostream& out, const Terminal& term, const json::value& leak) {
+  out << term.paint(str(leak, "key"), "1") << ": " << grouped(num(leak, "count")) << " objects, "
+      << bytes(leak, "memsize") << ", retaining " << bytes(leak, "retained") << "\n";
+  if (const json::value* holder = member(leak, "holder"); holder && holder->is_object()) {
+    out << "   holder: " << term.paint(str(*holder, "address") + " " + str(*holder, "name"), "36");
+    if (const json::value* growth = member(leak, "growth"); growth && growth->is_object()) {
+      out << " (" << str(*growth, "field") << " " << count_or_unknown(*growth, "baseline") << " -> "
+          << count_or_unknown(*growth, "target") << " -> " << count_or_unknown(*growth, "later")
+          << ")";
+    }
+    out << "\n";
+    if (const json::value* reach = member(leak, "reach"); reach && reach->is_object()) {
+      out << "   reach:  " << str(*reach, "kind") << " " << str(*reach, "name") << " (ROOT "
+          << str(*reach, "root") << ")\n";
+    }
+  }
+  if (const json::array* names = array_of(leak, "pathNames"); names && !names->empty()) {
+    out << "   path:  ";
+    for (std::size_t k = 0; k < names->size(); ++k) {
+      if ((*names)[k].is_string()) out << (k ? " -> " : " ") << (*names)[k].as_string().c_str();
+    }
+    out << "\n";
+  }
+  if (const json::array* objects = array_of(leak, "objects")) {
+    std::size_t shown = 0;
+    for (const auto& entry : *objects) {
+      if (shown++ == 5) {
+        out << "   ... " << objects->size() - 5 << " more classes (--json lists them)\n";
+        break;
+      }
+      out << "   " << grouped(num(entry, "count")) << " x " << str(entry, "name") << " ("
+          << bytes(entry, "memsize") << ")";
+      if (const json::array* sites = array_of(entry, "sites"); sites && !sites->empty()) {
+        out << " at " << str(sites->front(), "site");
+        if (sites->size() > 1) out << " and " << sites->size() - 1 << " more sites";
+      }
+      out << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 int run_explain(CommandContext& ctx) {
@@ -126,35 +174,19 @@ int run_explain(CommandContext& ctx) {
             << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " new in "
             << str(result, "target") << " since " << baseline
             << (later.empty() ? "" : ", still alive in " + later) << "):\n";
-  KeyCache keys(ctx, str(result, "target"));
   std::size_t rank = 0;
   if (const json::array* leaks = array_of(result, "leaks")) {
     for (const auto& leak : *leaks) {
-      std::cout << ++rank << ". " << term.paint(str(leak, "key"), "1") << ": "
-                << grouped(num(leak, "count")) << " objects, " << bytes(leak, "memsize")
-                << ", retaining " << bytes(leak, "retained") << "\n";
-      const json::array* owners = array_of(leak, "owners");
-      if (!owners || owners->empty())
-        std::cout << "   owner: none (not reachable from a GC root)\n";
-      std::size_t shown = 0;
-      std::size_t skipped = 0;
-      if (owners) {
-        for (const auto& owner : *owners) {
-          if (str(owner, "address").empty()) continue;  // a part with no owning object
-          if (shown == kOwnersShown) {
-            ++skipped;
-            continue;
-          }
-          ++shown;
-          std::cout << "   owner: " << term.paint(describe_brief(owner), "36") << " retains "
-                    << bytes(owner, "retained") << " (" << grouped(num(owner, "objects"))
-                    << " of the group)\n";
-        }
-      }
-      if (skipped) std::cout << "   ... " << skipped << " more owners (--json lists them)\n";
-      if (const json::array* path = array_of(leak, "path"); path && !path->empty()) {
-        std::cout << "   path:  " << keys.path(leak) << "\n";
-      }
+      std::cout << ++rank << ". ";
+      print_leak_row(std::cout, term, leak);
+    }
+  }
+  if (const json::array* noise = array_of(result, "noise"); noise && !noise->empty()) {
+    std::cout << "\n" << term.paint("Probably not leaks", "1") << ":\n";
+    for (const auto& row : *noise) {
+      std::cout << "-  " << str(row, "key") << ": " << grouped(num(row, "count")) << " objects, "
+                << bytes(row, "memsize") << ", retaining " << bytes(row, "retained") << "\n   "
+                << term.paint(str(row, "reason"), "33") << ": " << str(row, "why") << "\n";
     }
   }
   if (rank == 0)

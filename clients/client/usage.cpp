@@ -66,14 +66,18 @@ The shortest path from a GC root to the object at ADDR.
       {"explain",
        R"(usage: heapleak-client explain A B [C] [--by class|site|generation] [--limit N] [--json]
 
-The answer to start with: the leak diff of `stats` (objects new in B and
-still alive in C, grouped), each group with its owner (the object whose
-release would free it: their lowest common dominator), the bytes it keeps
-alive and its path from a GC root, ranked by bytes retained. A, B and C are
-heap ids, names or dump paths (loaded first when new); owners are found in B.
-  --by KEY    group by class (default), site (needs allocation tracing) or generation
-  --limit N   explain the N largest groups (default 10 in the text, 20 with
-              --json; 0: all)
+The answer to start with: one row per leak. The objects new in B and still
+alive in C, clustered by their holder (the object alive in A, B and C whose
+references gained them), each with how Ruby reaches the holder, its growth
+A -> B -> C, the leaked objects by class (and allocation site when traced)
+and the bytes they retain, ranked by bytes retained; what is probably not a
+leak (finalizer tables, VM internals, containers that stopped growing) is
+listed apart with why. A, B and C are heap ids, names or dump paths (loaded
+first when new); holders are found in B.
+  --by KEY    group each row's objects by class (default), site (needs
+              allocation tracing) or generation
+  --limit N   show the N largest leaks and noise rows (default 10 in the
+              text, 20 with --json; 0: all)
 The first ownership command on a heap builds its dominator tree (seconds on
 a multi-gigabyte heap); later ones reuse it.
 )"},
@@ -154,7 +158,7 @@ usage: heapleak-client COMMAND [ARGS] [options]
   stats A B [C]                  objects new in B (still alive in C), grouped
   root HEAP ADDR...              the common retainer of the samples, as a graph
   path HEAP ADDR                 the shortest path from a GC root
-  explain A B [C]                the leak groups with their owners, ranked by bytes retained
+  explain A B [C]                one row per leak: holder, growth, reach, ranked by bytes retained
   owner HEAP ADDR...             the object that owns them all, its path, the merged root paths
   top HEAP                       what keeps the most memory alive; duplicate strings
   retained HEAP ADDR             the bytes freed with an object, and its dominator

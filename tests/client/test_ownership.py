@@ -16,20 +16,35 @@ def test_explain():
     lines = r.stdout.splitlines()
     check(lines[0].startswith("Leaks by bytes retained (53 objects") and "new in h2 since h1, still alive in h3"
           in lines[0], "explain header", r)
-    check(lines[1].startswith("1. STRING: 53 objects, ") and ", retaining " in lines[1], "explain rank line", r)
-    check("   owner: %s ARRAY retains " % ARRAY in r.stdout and "(50 of the group)" in r.stdout, "explain owner", r)
-    check("   path:  " + PATH_TEXT in r.stdout, "explain path with keys", r)
+    # One row per leak (issue 12): the 50 strings under Leaky's ARRAY, which grew 50 -> 100 -> 150.
+    check(lines[1].startswith("1. Array in Leaky: 50 objects, ") and ", retaining " in lines[1],
+          "explain rank line", r)
+    check("   holder: %s Array (length 50 -> 100 -> 150)" % ARRAY in r.stdout, "explain holder and growth", r)
+    check("   reach:  class Leaky (ROOT machine_context)" in r.stdout, "explain reach", r)
+    check("   path:   ROOT machine_context -> Leaky -> Array" in r.stdout, "explain path in Ruby names", r)
+    check("   50 x String (" in r.stdout, "explain objects by class", r)
+    check("Probably not leaks:" in r.stdout and "unreachable: not reachable" in r.stdout, "explain noise apart", r)
     listing = json_of(expect(["list", "--json"], OK, "list after explain"))
     check([h["heap"] for h in listing["heaps"]] == ["h1", "h2", "h3"], "explain loaded the paths: %s" % listing)
 
     result = json_of(expect(["explain", "h1", "h2", "h3", "--json"], OK, "explain --json"))
     check(result["target"] == "h2" and result["total"]["count"] == 53, "explain --json total %s" % result)
     leak = result["leaks"][0]
-    check(leak["key"] == "STRING" and leak["count"] == 53, "explain --json group %s" % leak)
+    check(leak["key"] == "Array in Leaky" and leak["count"] == 50, "explain --json row %s" % leak)
+    check(leak["holder"]["address"] == ARRAY and leak["holder"]["name"] == "Array", "explain --json holder %s" % leak)
+    check(leak["growth"] == {"field": "length", "baseline": 50, "target": 100, "later": 150},
+          "explain --json growth %s" % leak["growth"])
+    check(leak["reach"] == {"kind": "class", "name": "Leaky", "root": "machine_context"}, "explain --json reach")
+    check(len(leak["signature"]) == 16 and int(leak["signature"], 16) >= 0, "explain --json signature")
     owners = {o["address"]: o for o in leak["owners"]}
     check(ARRAY in owners and owners[ARRAY]["objects"] == 50 and owners[ARRAY]["retained"] > 0,
           "explain --json owners %s" % leak["owners"])
     check(leak["root"] == "machine_context" and leak["path"] == [LEAKY, ARRAY], "explain --json path %s" % leak)
+    check(leak["pathNames"] == ["ROOT machine_context", "Leaky", "Array"], "explain --json pathNames")
+    check(leak["objects"][0]["key"] == "STRING" and leak["objects"][0]["count"] == 50, "explain --json objects")
+    check([n["reason"] for n in result["noise"]] == ["unreachable"] and result["noise"][0]["why"],
+          "explain --json noise %s" % result["noise"])
+    check(sum(l["count"] for l in result["leaks"] + result["noise"]) == 53, "rows cover every leaked object")
     check(len(json_of(expect(["explain", "h1", "h2", "--limit", "1", "--json"], OK, "explain 2 heaps"))["leaks"])
           <= 1, "--limit reaches the daemon")
 
@@ -88,11 +103,11 @@ def test_top():
     r = expect(["top", "h2"], OK, "top")
     check(r.stdout.startswith("Retained by object (15,885 objects reachable from GC roots, 1,735 unreachable"),
           "top header", r)
-    check("RETAINED" in r.stdout and "0x7f9f0287dc20" in r.stdout and "DATA:VM/thread" in r.stdout, "top table", r)
+    check("RETAINED" in r.stdout and "0x7f9f0287dc20" in r.stdout and "Thread" in r.stdout, "top table", r)
     check("Duplicate strings (same content, many copies):" in r.stdout and '"leaked memory"' in r.stdout,
           "top duplicate strings", r)
     r = expect(["top", H2, "--by", "class", "--limit", "3"], OK, "top --by class")
-    check(r.stdout.startswith("Retained by class") and "DATA:VM/thread" in r.stdout and "OBJECTS" in r.stdout,
+    check(r.stdout.startswith("Retained by class") and "Thread" in r.stdout and "OBJECTS" in r.stdout,
           "top by class table", r)
     table = r.stdout.split("Duplicate strings")[0].splitlines()
     check(len(table) == 1 + 1 + 3, "three classes and a header", r)
@@ -104,7 +119,7 @@ def test_top():
     dups = result["duplicateStrings"]
     check(len(dups) == 5 and "leaked memory" in [d["value"] for d in dups], "top --json duplicate strings %s" % dups)
     classes = json_of(expect(["top", "h2", "--by", "class", "--json"], OK, "top --by class --json"))["classes"]
-    check(classes[0]["key"] == "DATA:VM/thread" and len(classes) == 20, "top --by class --json %s" % classes[:3])
+    check(classes[0]["key"] == "Thread" and len(classes) == 20, "top --by class --json %s" % classes[:3])
 
     expect(["top", "h2", "--by", "site"], INVALID_ARGUMENT, "top --by site")
     expect(["top", "nosuchheap"], UNKNOWN_HEAP, "top unknownHeap")
@@ -121,7 +136,7 @@ def test_retained():
     check("dominator:" in r.stdout and LEAKY + " CLASS:Leaky" in r.stdout, "retained dominator with key", r)
     check("reachable:" in r.stdout and "yes" in r.stdout, "retained reachable", r)
     result = json_of(expect(["retained", H2, ARRAY, "--json"], OK, "retained --json"))
-    check(result == {"address": ARRAY, "type": "ARRAY", "class": "Array", "key": "ARRAY", "memsize": 1064,
+    check(result == {"address": ARRAY, "type": "ARRAY", "class": "Array", "name": "Array", "key": "ARRAY", "memsize": 1064,
                      "reachable": True, "retained": 5064, "dominator": LEAKY}, "retained --json %s" % result)
     r = expect(["retained", "h2", "0x7f9f0287dc20"], OK, "retained of a root's target")
     check("ROOT" in r.stdout, "dominator ROOT", r)

@@ -166,3 +166,19 @@ TEST_CASE("references resolve through the address index on a larger heap", "[hea
     CHECK(heap->referrers(to)[0] == from);
   }
 }
+
+TEST_CASE("container lengths survive the sort, also in identity-only loads", "[heap_builder]") {
+  const std::string text = join_lines({
+      object_line({"0x300", "HASH", "", {}, R"("size":7)"}),
+      object_line({"0x100", "ARRAY", "", {}, R"("length":2)"}),
+      object_line({"0x200", "STRING", "", {}, R"("value":"a")"}),
+  });
+  for (bool edges : {true, false}) {
+    LoadOptions options;
+    options.build_edges = edges;
+    auto heap = load_text(text, options);
+    CHECK(heap->length(index_of(*heap, "0x100")) == 2u);
+    CHECK(heap->length(index_of(*heap, "0x300")) == 7u);
+    CHECK_FALSE(heap->length(index_of(*heap, "0x200")).has_value());
+  }
+}

@@ -61,5 +61,31 @@ TEST_CASE("the rule says which fields it compared", "[identity]") {
   IdentityRule rule;
   rule.generation = true;
   rule.allocation_site = true;
-  CHECK(rule.describe() == "address+type+class name+value+allocation site+generation");
+  rule.contents = false;
+  CHECK(rule.describe() == "address+type+class name+allocation site+generation");
+}
+
+TEST_CASE("a string that became shared is the same object, traced or not", "[identity]") {
+  // Ruby turns a heap String into a shared one in place (dup, or to_json
+  // with ActiveSupport): `value` goes, `shared` and a reference come.
+  const std::string root = object_line({"0x500", "STRING", "", {}, R"("value":"xxxx")"});
+  const std::string before = R"("bytesize":40, "value":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")";
+  CHECK(same(object_line({"0x100", "STRING", "", {}, before}),
+             object_line({"0x100", "STRING", "", {"0x500"}, R"("shared":true)"}), root));
+  const std::string site = R"("file":"a.rb", "line":1, "generation":3, )";
+  CHECK(same(object_line({"0x100", "STRING", "", {}, site + before}),
+             object_line({"0x100", "STRING", "", {"0x500"}, site + R"("shared":true)"}), root));
+  // Traced: a changed value does not decide either (site and generation do).
+  CHECK(same(object_line({"0x100", "STRING", "", {}, site + R"("value":"a")"}),
+             object_line({"0x100", "STRING", "", {}, site + R"("value":"b")"})));
+  // Untraced, two values that differ still tell a reused slot apart.
+  CHECK_FALSE(same(object_line({"0x100", "STRING", "", {}, before}),
+                   object_line({"0x100", "STRING", "", {}, R"("value":"y")"}), root));
+}
+
+TEST_CASE("traced dumps: objects older than tracing fall back to contents", "[identity]") {
+  const std::string traced =
+      object_line({"0x900", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"});
+  CHECK_FALSE(same(traced + "\n" + object_line({"0x100", "STRING", "", {}, R"("value":"a")"}),
+                   traced + "\n" + object_line({"0x100", "STRING", "", {}, R"("value":"b")"})));
 }

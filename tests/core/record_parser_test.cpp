@@ -170,3 +170,17 @@ TEST_CASE("addresses, references and classes follow parse_address's rules exactl
     }
   }
 }
+
+TEST_CASE("an Array's length and a Hash's size are kept: containers' growth", "[record_parser]") {
+  auto array = parse_line(
+      R"({"address":"0x10", "type":"ARRAY", "class":"0x20", "length":3, "embedded":true, "memsize":40})");
+  CHECK(array.has_length);
+  CHECK(array.length == 3);
+  auto hash =
+      parse_line(R"({"address":"0x10", "type":"HASH", "class":"0x20", "size":0, "memsize":40})");
+  CHECK(hash.has_length);
+  CHECK(hash.length == 0);
+  auto string = parse_line(
+      R"({"address":"0x10", "type":"STRING", "bytesize":3, "value":"abc", "memsize":40})");
+  CHECK_FALSE(string.has_length);
+}

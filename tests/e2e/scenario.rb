@@ -107,22 +107,34 @@ if exp
   E2E.check(!leaks.empty?, 'explain lists leak groups')
   E2E.check(leaks.each_cons(2).all? { |x, y| x['retained'] >= y['retained'] }, 'explain is ranked by retained bytes')
   top = leaks.first || {}
-  E2E.info("explain #1: #{top['key']} x#{top['count']} retaining #{top['retained']} owned by #{top.dig('owners', 0, 'address')}")
-  E2E.check(top.dig('owners', 0, 'address') == ret, "explain's first group is owned by the truth retainer",
+  E2E.info("explain #1: #{top['key']} x#{top['count']} retaining #{top['retained']} held by #{top.dig('holder', 'address')}")
+  # One row per leak (issue 12): the first row's holder is the truth retainer, which grows.
+  E2E.check(top.dig('holder', 'address') == ret, "explain's first row is held by the truth retainer",
+            "got #{top.dig('holder', 'address').inspect}")
+  E2E.check(top.dig('owners', 0, 'address') == ret, "explain's first row is owned by the truth retainer",
             "got #{top.dig('owners', 0, 'address').inspect}")
-  E2E.check(top['path'].is_a?(Array) && top['path'].last == ret, "explain's first path ends at the owner")
+  E2E.check(top['path'].is_a?(Array) && top['path'].last == ret, "explain's first path ends at the holder")
+  g = top['growth'] || {}
+  E2E.check(g['baseline'] && g['target'] && g['later'] && g['baseline'] < g['target'] && g['target'] < g['later'],
+            "explain's first row's holder grows A -> B -> C", g.inspect)
+  E2E.check(top['count'] >= 0.95 * leak.size, "explain's first row holds >= 95% of the truth",
+            "#{top['count']} of #{leak.size}")
   # --by regroups the same leaked objects: the counts add up to the same total
   site = E2E.json('explain', a, b, c, '--by', traced ? 'site' : 'generation', '--limit', '1000', '--json')
   all_class = E2E.json('explain', a, b, c, '--limit', '1000', '--json')
   if site && all_class
     E2E.check(site['groupBy'] == (traced ? 'site' : 'generation'), 'explain --by says how it grouped', site['groupBy'].inspect)
-    E2E.check(site['leaks'].sum { |l| l['count'] } == all_class['leaks'].sum { |l| l['count'] },
-              'explain --by covers the same objects', "#{site['leaks'].sum { |l| l['count'] }} vs #{all_class['leaks'].sum { |l| l['count'] }}")
+    rows = ->(r) { r['leaks'] + r['noise'] }
+    E2E.check(rows.(site).sum { |l| l['count'] } == all_class['total']['count'] &&
+              rows.(all_class).sum { |l| l['count'] } == all_class['total']['count'],
+              'explain --by covers the same objects, every leaked object in one row',
+              "#{rows.(site).sum { |l| l['count'] }} vs #{all_class['total']['count']}")
     if traced
-      here = site['leaks'].find { |l| l['key'].to_s.include?("scenarios/#{scenario}.rb") }
-      E2E.check(here && here.dig('owners', 0, 'address') == ret,
-                "explain --by site: a site in scenarios/#{scenario}.rb, owned by the truth retainer",
-                site['leaks'].first(3).map { |l| [l['key'], l.dig('owners', 0, 'address')] }.inspect)
+      here = site['leaks'].first || {}
+      E2E.check(here.dig('holder', 'address') == ret &&
+                here['objects'].any? { |o| o['key'].to_s.include?("scenarios/#{scenario}.rb") },
+                "explain --by site: the first row, held by the truth retainer, groups by a site in scenarios/#{scenario}.rb",
+                site['leaks'].first(3).map { |l| [l['key'], l.dig('holder', 'address'), l['objects'].map { |o| o['key'] }.first(2)] }.inspect)
     end
   end
 end

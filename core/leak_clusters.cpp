@@ -1,0 +1,375 @@
+#include "core/leak_clusters.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+#include "core/dominators.h"
+#include "core/identity.h"
+#include "core/naming.h"
+
+namespace heapleak {
+namespace {
+
+constexpr ObjectIndex kUnset = kNoObject;
+// Markers in the holder memo for leaked objects with no pre-existing
+// ancestor: reached straight from a root target (category in the low bits)
+// or not reachable at all.
+constexpr ObjectIndex kRootHeld = 0xFFFE0000u;
+constexpr ObjectIndex kUnreachableMark = 0xFFFDFFFFu;
+// Leaked objects under an old String: the buffer it now shares.
+constexpr ObjectIndex kSharedStringMark = 0xFFFDFFFEu;
+
+bool is_root_held(ObjectIndex value) { return value >= kRootHeld && value != kUnset; }
+
+// For every leaked object, the first non-leaked object above it on its
+// shortest root path, memoised along each chain so a leaked linked list is
+// walked once.
+std::vector<ObjectIndex> holders(const Heap& heap, const std::vector<char>& leaked,
+                                 const std::vector<ObjectIndex>& objects) {
+  const RootPaths& paths = heap.root_paths();
+  std::vector<ObjectIndex> memo(heap.size(), kUnset);
+  std::vector<ObjectIndex> chain;
+  for (ObjectIndex x : objects) {
+    chain.clear();
+    ObjectIndex y = x;
+    ObjectIndex answer = kUnset;
+    for (;;) {
+      if (memo[y] != kUnset) {
+        answer = memo[y];
+        break;
+      }
+      chain.push_back(y);
+      if (!paths.reachable(y)) {
+        answer = kUnreachableMark;
+        break;
+      }
+      const ObjectIndex parent = paths.parent(y);
+      if (parent == kNoObject) {
+        answer = kRootHeld + static_cast<ObjectIndex>(paths.root_category(y));
+        break;
+      }
+      if (!leaked[parent]) {
+        answer = parent;
+        break;
+      }
+      y = parent;
+    }
+    for (ObjectIndex z : chain) memo[z] = answer;
+  }
+  return memo;
+}
+
+// A hidden or VM holder is passed over for the first Ruby-visible object
+// above it, which Ruby code can name; the internals become hops.
+ObjectIndex visible_holder(const Heap& heap, ObjectIndex holder, std::vector<ObjectIndex>& hops) {
+  const RootPaths& paths = heap.root_paths();
+  std::vector<ObjectIndex> seen;
+  for (ObjectIndex y = holder; y != kNoObject; y = paths.parent(y)) {
+    if (!is_vm_internal(heap, y)) {
+      std::reverse(seen.begin(), seen.end());
+      hops = std::move(seen);
+      return y;
+    }
+    seen.push_back(y);
+  }
+  return holder;  // internals all the way up: keep the first
+}
+
+// Leaked objects that another leaked object dominates count in that one's
+// row only, so a row's retained bytes are the retained sizes of its leaked
+// objects not dominated by any leaked object (memoised along idom chains).
+std::vector<char> dominated_by_leak(const Heap& heap, const std::vector<char>& leaked,
+                                    const std::vector<ObjectIndex>& objects) {
+  const DominatorTree& tree = heap.dominators();
+  std::vector<signed char> memo(heap.size(), -1);  // some strict dominator... is leaked
+  std::vector<char> covered(heap.size(), 0);
+  std::vector<ObjectIndex> chain;
+  for (ObjectIndex x : objects) {
+    if (!tree.reachable(x)) continue;
+    chain.clear();
+    bool found = false;
+    for (ObjectIndex y = tree.idom(x);; y = tree.idom(y)) {
+      if (y == DominatorTree::kSuperRoot || y == kNoObject) break;
+      if (memo[y] >= 0) {
+        found = memo[y];
+        break;
+      }
+      chain.push_back(y);
+      if (leaked[y]) {
+        found = true;
+        break;
+      }
+    }
+    // memo[y]: y or some dominator of y is leaked.
+    for (ObjectIndex y : chain) memo[y] = found;
+    covered[x] = found;
+  }
+  return covered;
+}
+
+std::string sanitized(std::string text) {
+  // Addresses differ between runs: the signature must not see them.
+  for (std::size_t at = text.find("0x"); at != std::string::npos; at = text.find("0x", at + 3)) {
+    std::size_t end = at + 2;
+    while (end < text.size() && std::isxdigit(static_cast<unsigned char>(text[end]))) ++end;
+    text.replace(at, end - at, "0x?");
+  }
+  return text;
+}
+
+std::string hex64(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string signature_of(const LeakCluster& cluster, const std::string& holder_name) {
+  std::string input = "holder=" + holder_name + ";reach=" + cluster.reach.kind + ":" +
+                      cluster.reach.name + ";root=" + cluster.reach.root + ";path=";
+  for (const auto& name : cluster.path_names) input += name + ">";
+  input += ";objects=";
+  if (!cluster.classes.empty()) input += cluster.classes.front().key;
+  input = sanitized(std::move(input));
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: stable across builds and runs
+  for (unsigned char c : input) h = (h ^ c) * 0x100000001b3ull;
+  return hex64(h);
+}
+
+Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& root) {
+  Reach reach{"root", root, root};
+  for (auto it = cluster.path.path.rbegin(); it != cluster.path.path.rend(); ++it) {
+    const ObjectIndex y = *it;
+    const ObjectType type = heap.type(y);
+    if ((type == ObjectType::kClass || type == ObjectType::kModule) && !heap.own_name(y).empty()) {
+      return Reach{type == ObjectType::kClass ? "class" : "module", std::string(heap.own_name(y)),
+                   root};
+    }
+    if (type == ObjectType::kData && heap.class_name(y) == "Thread") {
+      return Reach{"thread", "Thread " + format_address(heap.address(y)), root};
+    }
+  }
+  if (root == "global_tbl" || root == "global_list") {
+    reach.kind = "global";  // the dump does not name the variable
+    reach.name = "a global variable";
+  }
+  return reach;
+}
+
+// The holder's size in another dump, when the same object is there.
+std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, const Heap* other,
+                                     bool by_length) {
+  if (!other) return std::nullopt;
+  const auto j = other->find(target.address(holder));
+  if (!j || !same_object(IdentityRule::between(target, *other), target, holder, *other, *j))
+    return std::nullopt;
+  if (by_length) {
+    auto length = other->length(*j);
+    return length ? std::optional<std::uint64_t>(*length) : std::nullopt;
+  }
+  if (!other->has_edges()) return std::nullopt;
+  return other->references(*j).size();
+}
+
+Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, ObjectIndex holder) {
+  Growth growth;
+  if (holder == kNoObject) return growth;
+  const bool by_length = target.length(holder).has_value();
+  growth.field = !by_length                                 ? "references"
+                 : target.type(holder) == ObjectType::kHash ? "size"
+                                                            : "length";
+  growth.target = by_length ? std::optional<std::uint64_t>(*target.length(holder))
+                            : std::optional<std::uint64_t>(target.references(holder).size());
+  growth.baseline = size_in(target, holder, &baseline, by_length);
+  growth.later = size_in(target, holder, later, by_length);
+  return growth;
+}
+
+std::vector<ClusterClass> classes_of(const Heap& heap, const std::vector<ObjectIndex>& objects,
+                                     GroupBy group_by) {
+  std::vector<ClusterClass> out;
+  std::unordered_map<std::string, std::size_t> slot;
+  std::vector<std::map<std::string, std::uint64_t>> sites;
+  for (ObjectIndex i : objects) {
+    std::string key = group_key(heap, i, group_by);
+    auto [it, inserted] = slot.try_emplace(key, out.size());
+    if (inserted) {
+      out.push_back(
+          ClusterClass{key, group_by == GroupBy::kClass ? ruby_name(heap, i) : key, 0, 0, {}});
+      sites.emplace_back();
+    }
+    ClusterClass& entry = out[it->second];
+    ++entry.count;
+    entry.memsize += heap.memsize(i);
+    if (std::string site = allocation_site(heap, i); !site.empty()) ++sites[it->second][site];
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    for (auto& [site, count] : sites[k]) out[k].sites.push_back(SiteCount{site, count});
+    std::sort(out[k].sites.begin(), out[k].sites.end(), [](const auto& a, const auto& b) {
+      return a.count != b.count ? a.count > b.count : a.site < b.site;
+    });
+    if (out[k].sites.size() > 5) out[k].sites.resize(5);
+  }
+  std::sort(out.begin(), out.end(), [](const ClusterClass& a, const ClusterClass& b) {
+    if (a.memsize != b.memsize) return a.memsize > b.memsize;
+    return a.key < b.key;
+  });
+  return out;
+}
+
+bool is_inline_cache(const Heap& heap, ObjectIndex i) {
+  if (heap.type(i) != ObjectType::kImemo) return false;
+  const std::string_view kind = heap.own_name(i);
+  return kind == "callcache" || kind == "constcache" || kind == "callinfo" || kind == "cref" ||
+         kind == "ment";
+}
+
+bool traced_by_objspace(const Heap& heap, ObjectIndex i) {
+  const std::string_view file = heap.file(i);
+  return file.ends_with("/objspace.rb") || file.ends_with("/objspace/trace.rb");
+}
+
+NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
+  if (cluster.reach.root.empty() && cluster.holder == kNoObject) return NoiseReason::kUnreachable;
+  // New classes, modules or compiled methods under a class: code loaded.
+  if (cluster.holder != kNoObject && (heap.type(cluster.holder) == ObjectType::kClass ||
+                                      heap.type(cluster.holder) == ObjectType::kModule)) {
+    for (ObjectIndex i : cluster.objects) {
+      const ObjectType type = heap.type(i);
+      if (type == ObjectType::kClass || type == ObjectType::kModule ||
+          type == ObjectType::kIClass ||
+          (type == ObjectType::kImemo &&
+           (heap.own_name(i) == "iseq" || heap.own_name(i) == "ment")))
+        return NoiseReason::kCodeLoaded;
+    }
+  }
+  if (cluster.reach.root == "finalizers") return NoiseReason::kFinalizerTable;
+  const auto all = [&](auto predicate) {
+    return std::all_of(cluster.objects.begin(), cluster.objects.end(),
+                       [&](ObjectIndex i) { return predicate(heap, i); });
+  };
+  if (all(traced_by_objspace)) return NoiseReason::kAllocationTracer;
+  if (all(is_inline_cache)) return NoiseReason::kInlineCache;
+  if (all(is_vm_internal)) return NoiseReason::kVmInternal;
+  if (cluster.holder != kNoObject && is_vm_internal(heap, cluster.holder))
+    return NoiseReason::kVmInternal;
+  // Straight off a GC root, mostly compiled code (method entries, inline
+  // caches, iseqs) with the arrays and strings it owns: code defined or run
+  // for the first time between A and B.
+  if (cluster.holder == kNoObject) {
+    std::size_t code = 0, caches = 0;
+    for (ObjectIndex i : cluster.objects) {
+      if (heap.type(i) == ObjectType::kImemo && heap.own_name(i) != "env") ++code;
+      if (is_inline_cache(heap, i)) ++caches;
+    }
+    if (2 * code >= cluster.objects.size())
+      return 2 * caches >= cluster.objects.size() ? NoiseReason::kInlineCache
+                                                  : NoiseReason::kVmInternal;
+  }
+  // Reached through compiled code (method bodies, their literals): code
+  // loaded between A and B, not data the program accumulates.
+  for (ObjectIndex hop : cluster.hops) {
+    if (heap.type(hop) == ObjectType::kImemo && heap.own_name(hop) != "env")
+      return NoiseReason::kVmInternal;
+  }
+  const Growth& g = cluster.growth;
+  if (g.target && g.later && *g.later <= *g.target) return NoiseReason::kBounded;
+  return NoiseReason::kNone;
+}
+
+std::string label_of(const LeakCluster& cluster, const std::string& holder_name) {
+  if (cluster.noise == NoiseReason::kSharedString) return "buffers of strings that became shared";
+  if (cluster.holder == kNoObject) {
+    return cluster.reach.root.empty() ? "unreachable objects"
+                                      : "held by ROOT " + cluster.reach.root;
+  }
+  if (cluster.reach.kind == "root") return holder_name + " (ROOT " + cluster.reach.root + ")";
+  if (cluster.reach.name == holder_name) return holder_name;
+  return holder_name + " in " + cluster.reach.name;
+}
+
+}  // namespace
+
+LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap* later,
+                           const LeakDiff& diff, GroupBy group_by) {
+  LeakClusters out;
+  if (diff.leaked.empty()) return out;
+  std::vector<char> leaked(target.size(), 0);
+  for (ObjectIndex i : diff.leaked) leaked[i] = 1;
+  const std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
+
+  // Cluster by holder (or by root category / unreachable), in address order.
+  std::map<ObjectIndex, std::vector<ObjectIndex>> by_anchor;
+  for (ObjectIndex i : diff.leaked) by_anchor[holder_of[i]].push_back(i);
+  // Two VM holders passed over for the same visible object are one row.
+  std::map<std::pair<ObjectIndex, ObjectIndex>, LeakCluster> clusters;
+  for (auto& [anchor, objects] : by_anchor) {
+    LeakCluster cluster;
+    ObjectIndex merge_key = anchor;
+    if (anchor == kUnreachableMark) {
+      cluster.reach = Reach{"root", "(not reachable)", ""};  // root stays empty
+    } else if (anchor != kUnset && !is_root_held(anchor) &&
+               target.type(anchor) == ObjectType::kString) {
+      merge_key = kSharedStringMark;
+      cluster.noise = NoiseReason::kSharedString;
+    } else if (is_root_held(anchor)) {
+      cluster.reach = Reach{"root", target.roots()[anchor - kRootHeld].name,
+                            target.roots()[anchor - kRootHeld].name};
+    } else {
+      cluster.holder = visible_holder(target, anchor, cluster.hops);
+      merge_key = cluster.holder;
+    }
+    auto [it, inserted] = clusters.try_emplace(
+        {merge_key, cluster.hops.empty() ? kNoObject : cluster.hops.front()}, std::move(cluster));
+    auto& members = it->second.objects;
+    members.insert(members.end(), objects.begin(), objects.end());
+  }
+
+  const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
+  const DominatorTree& tree = target.dominators();
+  for (auto& [anchor, cluster] : clusters) {
+    std::sort(cluster.objects.begin(), cluster.objects.end());
+    cluster.count = cluster.objects.size();
+    std::vector<ObjectIndex> reachable;
+    for (ObjectIndex i : cluster.objects) {
+      cluster.memsize += target.memsize(i);
+      if (!tree.reachable(i)) {
+        cluster.retained += target.memsize(i);
+        continue;
+      }
+      reachable.push_back(i);
+      if (!covered[i]) cluster.retained += tree.retained(i);
+    }
+    cluster.owners = owners_of(target, reachable);
+    std::string holder_name;
+    std::string root = cluster.reach.root;
+    if (cluster.holder != kNoObject) {
+      cluster.path = target.root_paths().path_to(target, cluster.holder);
+      root = cluster.path.root;
+      holder_name = ruby_name(target, cluster.holder);
+      cluster.reach = reach_of(target, cluster, root);
+    }
+    if (!root.empty()) cluster.path_names.push_back("ROOT " + root);
+    for (ObjectIndex y : cluster.path.path) cluster.path_names.push_back(ruby_name(target, y));
+    // Growth is read where the references were gained: the holder, or the
+    // last VM hop under it (a Proc's env, a class's method table).
+    cluster.growth = growth_of(baseline, target, later,
+                               cluster.hops.empty() ? cluster.holder : cluster.hops.back());
+    cluster.classes = classes_of(target, cluster.objects, group_by);
+    cluster.key = label_of(cluster, holder_name);
+    cluster.signature = signature_of(cluster, holder_name);
+    if (cluster.noise == NoiseReason::kNone) cluster.noise = classify(target, cluster);
+    (cluster.noise == NoiseReason::kNone ? out.leaks : out.noise).push_back(std::move(cluster));
+  }
+  auto by_retained = [](const LeakCluster& a, const LeakCluster& b) {
+    if (a.retained != b.retained) return a.retained > b.retained;
+    if (a.count != b.count) return a.count > b.count;
+    return a.key < b.key;
+  };
+  std::sort(out.leaks.begin(), out.leaks.end(), by_retained);
+  std::sort(out.noise.begin(), out.noise.end(), by_retained);
+  return out;
+}
+
+}  // namespace heapleak

@@ -1,0 +1,80 @@
+// One row per leak: the 3-dump diff's leaked objects clustered by their
+// accumulation point. For each leaked object, walk up its shortest path from
+// the GC roots to the first object that is not leaked: that pre-existing
+// object is the holder (a VM internal is passed over for the first
+// Ruby-visible object above it). Each cluster gets how Ruby reaches the
+// holder, the holder's growth A -> B -> C, its leaked objects by class and
+// site, the bytes it retains (counted once across rows) and a signature
+// stable across runs; what is probably not a leak goes apart, with a reason.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/heap.h"
+#include "core/leak_diff.h"
+#include "core/leak_noise.h"
+#include "core/object_key.h"
+#include "core/ownership.h"
+#include "core/root_paths.h"
+
+namespace heapleak {
+
+// How Ruby code reaches the holder: the nearest named class or module, a
+// thread, a global, or only the GC root category.
+struct Reach {
+  std::string kind;  // constant|class|module|global|thread|root|object
+  std::string name;
+  std::string root;  // GC root category of the path
+};
+
+// Array length / Hash size (else the number of references) of the holder in
+// A, B, C; of the last VM hop under the holder when there are hops (the
+// object whose references actually gained the leaked objects).
+struct Growth {
+  std::string field;  // length|size|references
+  std::optional<std::uint64_t> baseline, target, later;
+};
+
+struct SiteCount {
+  std::string site;
+  std::uint64_t count = 0;
+};
+
+struct ClusterClass {
+  std::string key;
+  std::string name;
+  std::uint64_t count = 0;
+  std::uint64_t memsize = 0;
+  std::vector<SiteCount> sites;  // traced dumps only, most first
+};
+
+struct LeakCluster {
+  std::string key;        // human label: holder and how Ruby reaches it
+  std::string signature;  // 16 hex digits, no addresses in its input
+  ObjectIndex holder = kNoObject;
+  std::vector<ObjectIndex> hops;  // VM internals between the holder and the leaked objects
+  Reach reach;
+  Growth growth;
+  std::vector<ObjectIndex> objects;  // the leaked objects, ascending address
+  std::uint64_t count = 0, memsize = 0, retained = 0;
+  std::vector<ClusterClass> classes;  // biggest first
+  std::vector<Owner> owners;
+  RootPath path;                        // from a GC root to the holder (empty when holder is null)
+  std::vector<std::string> path_names;  // "ROOT cat" then ruby_name of each path object
+  NoiseReason noise = NoiseReason::kNone;
+};
+
+struct LeakClusters {
+  std::vector<LeakCluster> leaks;  // by retained, most first
+  std::vector<LeakCluster> noise;  // by retained, most first
+};
+
+// `baseline` and `later` may be identity-only heaps; `later` may be null
+// (2-dump diff). `target` needs references.
+LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap* later,
+                           const LeakDiff& diff, GroupBy group_by = GroupBy::kClass);
+
+}  // namespace heapleak

@@ -38,6 +38,7 @@ json::value object_json(const HeapEntry& entry, ObjectIndex i) {
   auto text = read_record_text(heap, i);
   if (!text) {
     out["recordError"] = text.error().message;
+    out["recordErrorReason"] = reason_name(text.error().reason);  // dumpChanged, notReadable...
     return out;
   }
   boost::system::error_code error;

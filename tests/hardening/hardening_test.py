@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hl import (SLOW, WAIT, Daemon, Peer, Skip, TestFailure, check, error_of, expect_error, frame,  # noqa: E402
@@ -1049,6 +1050,158 @@ def concurrent_16_clients(ctx):
         check(not errors, "\n".join(errors[:20]))
         check(sum(counts) == per * clients, f"answered {sum(counts)} of {per * clients}")
         check(len(heaps) == 4, f"heaps lost: {heaps}")
+
+
+# ---------------------------------------------------------------- round 2 (issue 13)
+def vm_hwm_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+@test
+def file_fifo_and_device(ctx):
+    # A FIFO with no writer: opening it blocks, so it must be refused from a
+    # stat, and the connection must keep answering. /dev/zero never ends.
+    fifo = os.path.join(ctx.work, "dump.fifo")
+    os.mkfifo(fifo)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        for path in (fifo, "/dev/zero"):
+            started = time.monotonic()
+            r = p.call("loadHeap", {"path": path}, timeout=10)
+            err = expect_error(r, DOMAIN, "notReadable", f"loadHeap {path}")
+            check(time.monotonic() - started < 5, f"loadHeap {path} took {time.monotonic() - started:.1f} s")
+            check("regular file" in err["message"], f"the refusal should say why: {err['message']}")
+            p.list_heaps(timeout=5)
+    for path in (fifo, "/dev/zero"):
+        try:
+            r = subprocess.run([ctx.cli, "info", path], capture_output=True, timeout=10)
+        except subprocess.TimeoutExpired:
+            raise TestFailure(f"heapleak info {path} hung")
+        check(r.returncode == 3 and r.stderr.strip(), f"heapleak info {path}: exit {r.returncode} {r.stderr[-300:]!r}")
+
+
+def zero_gzip(path, mib):
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = b"\0" * (1 << 20)
+    with open(path, "wb") as f:
+        for _ in range(mib):
+            f.write(z.compress(chunk))
+        f.write(z.flush())
+
+
+@test
+def gzip_endless_line(ctx):
+    # 512 MiB of NUL bytes gzipped to ~2 MB: one endless line. It must end as
+    # notAHeapDump within seconds, without buffering the line.
+    path = os.path.join(ctx.work, "zeros.json.gz")
+    zero_gzip(path, 512)
+    with Daemon(ctx, args=["--max-memory", "256M"]) as d:
+        p = d.peer
+        p.initialize()
+        started = time.monotonic()
+        r = p.call("loadHeap", {"path": path}, timeout=60 * SLOW)
+        seconds = time.monotonic() - started
+        # Refused either way: no heap record, or the stream outgrew the budget.
+        expect_error(r, DOMAIN, ["notAHeapDump", "overBudget"], "an endless line")
+        check(seconds < 30 * SLOW, f"an endless line took {seconds:.1f} s")
+        hwm = vm_hwm_mb(d.proc.pid)
+        check(hwm < 256, f"an endless line made the daemon peak at {hwm} MB")
+        check(p.call("listHeaps", {})["result"]["usedBytes"] == 0, "the failed load left a reservation")
+
+
+@test
+def max_memory_high_ratio_gzip(ctx):
+    # ~22x compression, past the admission estimate's 8x: admitted, then
+    # stopped with overBudget as it grows, everything released.
+    path = os.path.join(ctx.work, "ratio.json.gz")
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(path, "wb") as f:
+        f.write(z.compress(b'{"type":"ROOT", "root":"vm", "references":["0x7f0000001000"]}\n'))
+        for base in range(0, 1500000, 100000):
+            f.write(z.compress(b"".join(
+                b'{"address":"0x7f%010x", "type":"OBJECT", "class":"0x7f0000000008", "references":["0x7f%010x"], "memsize":40}\n'
+                % (0x1000 + i * 40, 0x1000 + (i + 1) * 40) for i in range(base, base + 100000))))
+        f.write(z.flush())
+    with Daemon(ctx, args=["--max-memory", "72M"]) as d:
+        p = d.peer
+        p.initialize()
+        r = load(p, path)
+        used = p.call("listHeaps", {})["result"]
+        check(used["usedBytes"] <= used["maxBytes"], f"loaded past the budget: {used}")
+        err = expect_error(r, DOMAIN, "overBudget", "a 22x gzip under 72M")
+        check("--max-memory" in err["message"], f"the refusal should say what to do: {err['message']}")
+        check(used["usedBytes"] == 0 and used["loading"] == [], f"the failed load was not released: {used}")
+
+
+@test
+def file_cut_plain_warns(ctx):
+    # A plain dump cut at 60% loads what it holds, flagged on every surface.
+    dumps = gen_dumps(ctx)
+    data = open(os.path.join(dumps, "B.json"), "rb").read()
+    cut = write(ctx, "B-cut.json", data[: len(data) * 6 // 10])
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        r = load(p, cut)
+        check("result" in r, f"a cut dump should load: {str(r)[:300]}")
+        res = r["result"]
+        check(res.get("truncated") is True, f"not flagged truncated: {res}")
+        check(any(w.startswith("truncated: ") for w in res.get("warnings", [])), f"no truncated warning: {res}")
+        a = load(p, os.path.join(dumps, "A.json"))["result"]["heap"]
+        s = p.call("stats", {"baseline": a, "target": res["heap"]}, timeout=WAIT * SLOW)
+        check(any("truncated" in w for w in s["result"]["warnings"]), f"stats does not warn: {s['result']['warnings']}")
+        whole = load(p, os.path.join(dumps, "C.json"))["result"]
+        check(whole.get("truncated") is False and whole.get("warnings") == [], f"a whole dump warned: {whole}")
+    r = subprocess.run([ctx.cli, "stats", os.path.join(dumps, "A.json"), cut], capture_output=True, timeout=60 * SLOW)
+    check(r.returncode in (0, 1) and b"truncated" in r.stderr, f"heapleak stats on a cut dump: {r.returncode} {r.stderr[-500:]!r}")
+
+
+@test
+def load_params_nul_and_id_names(ctx):
+    dumps = gen_dumps(ctx)
+    a = os.path.join(dumps, "A.json")
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        err = expect_error(p.call("loadHeap", {"path": a + "\0.ignored"}), -32602, None, "a NUL in the path")
+        check("NUL" in err["message"], f"say why: {err}")
+        err = expect_error(p.call("loadHeap", {"path": a, "name": "h2"}), -32602, None, "a name shaped like an id")
+        check("h2" in err["message"], f"say which: {err}")
+        check(p.list_heaps() == [], "nothing may load")
+        # A file named like an id gets a suffixed name.
+        link = os.path.join(ctx.work, "h3")
+        os.symlink(a, link)
+        r = load(p, link)["result"]
+        check(r["name"] != "h3" and r["heap"] != r["name"], f"a file named h3 took an id-shaped name: {r}")
+
+
+@test
+def object_after_rewrite(ctx):
+    dumps = gen_dumps(ctx)
+    path = write(ctx, "A-copy.json", open(os.path.join(dumps, "A.json"), "rb").read())
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        h = load(p, path)["result"]["heap"]
+        addr = leaked(dumps, 1)[0]
+        check("result" in p.call("object", {"heap": h, "address": addr}), "object before the rewrite")
+        data = open(path, "rb").read()
+        # Same size, other records: swap two lines' worth of bytes around.
+        half = len(data) // 2
+        newline = data.index(b"\n", half) + 1
+        tmp = path + ".new"
+        with open(tmp, "wb") as f:
+            f.write(data[newline:] + data[:newline])
+        os.replace(tmp, path)
+        r = p.call("object", {"heap": h, "address": addr})["result"]
+        check("record" not in r, f"a record read from the rewritten dump: {str(r)[:400]}")
+        check(r.get("recordErrorReason") == "dumpChanged" and "changed" in r.get("recordError", ""),
+              f"object should say the dump changed: {str(r)[:400]}")
 
 
 # ---------------------------------------------------------------- access

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "daemon/connection.h"
+#include "daemon/token_file.h"
 
 namespace heapleak::daemon {
 namespace asio = boost::asio;
@@ -183,6 +184,8 @@ struct SocketServer::Impl {
     }
     token = read_token(options.token_file, error);
     if (!error.empty()) return false;
+    if (auto warning = token_file_warning(options.token_file); !warning.empty())
+      logger->error(warning);
     const auto address = asio::ip::make_address(
         options.tcp_host == "localhost" ? "127.0.0.1" : options.tcp_host, ec);
     if (ec || !address.is_loopback()) {

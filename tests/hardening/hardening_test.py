@@ -1204,6 +1204,57 @@ def object_after_rewrite(ctx):
               f"object should say the dump changed: {str(r)[:400]}")
 
 
+@test
+def options_size_overflow(ctx):
+    # 17179869184G is 2^64 bytes: it wrapped to 0 (no budget); one more to 1 GiB.
+    for size in ("17179869184G", "17179869185G", "99999999999999999999"):
+        r = subprocess.run([ctx.daemon, "--stdio", "--max-memory", size], input=b"",
+                           capture_output=True, timeout=10)
+        check(r.returncode != 0 and b"--max-memory" in r.stderr,
+              f"--max-memory {size}: exit {r.returncode}, {r.stderr[-300:]!r}")
+
+
+@test
+def tcp_ipv6_loopback_and_token_mode(ctx):
+    # The docs list ::1; it is written tcp:[::1]:PORT. A token file others
+    # can read is accepted with a warning.
+    if not socket.has_ipv6:
+        raise Skip("no IPv6")
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+            port = probe.getsockname()[1]
+    except OSError:
+        raise Skip("no IPv6 loopback")
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token6", token.encode() + b"\n")
+    os.chmod(tfile, 0o644)
+    log_path = os.path.join(ctx.work, "tcp6.log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:[::1]:{port}", "--token-file", tfile, "--log=info"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                s = socket.create_connection(("::1", port), timeout=WAIT)
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None,
+                      f"no TCP [::1] listener: {open(log_path).read()[-500:]}")
+                time.sleep(0.05)
+        s.setblocking(False)
+        p = Peer(s.fileno(), s.fileno(), on_dead=lambda: proc.poll() is not None)
+        p.initialize({"token": token})
+        check(p.list_heaps() == [], "listHeaps over [::1]")
+        s.close()
+        text = open(log_path, errors="replace").read()
+        check("0644" in text and "token" in text, f"no warning about a world-readable token file: {text[-500:]}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 # ---------------------------------------------------------------- access
 @test
 def tcp_token_pipelined(ctx):

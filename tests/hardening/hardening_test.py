@@ -1159,6 +1159,8 @@ def file_cut_plain_warns(ctx):
         check(whole.get("truncated") is False and whole.get("warnings") == [], f"a whole dump warned: {whole}")
     r = subprocess.run([ctx.cli, "stats", os.path.join(dumps, "A.json"), cut], capture_output=True, timeout=60 * SLOW)
     check(r.returncode in (0, 1) and b"truncated" in r.stderr, f"heapleak stats on a cut dump: {r.returncode} {r.stderr[-500:]!r}")
+    r = subprocess.run([ctx.cli, "info", cut], capture_output=True, timeout=60 * SLOW)
+    check(r.returncode == 0 and b"warning: truncated" in r.stderr, f"heapleak info on a cut dump: {r.returncode} {r.stderr[-500:]!r}")
 
 
 @test

@@ -28,6 +28,9 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kMaxConnections = 64;
+// A TCP client that has not sent the token may send no more than this per
+// message (an initialize with its token is well under 1 KiB).
+constexpr std::size_t kMaxUnauthenticatedMessage = std::size_t{64} << 10;
 
 ByteStream fd_stream(int fd) {
   return ByteStream{
@@ -232,6 +235,8 @@ struct SocketServer::Impl {
     }
     protocol::SessionOptions session = session_options;
     if (needs_token) {
+      // Before the token is checked, no more than an initialize needs.
+      session.max_message_bytes_before_initialize = kMaxUnauthenticatedMessage;
       session.on_initialize = [this, fd](const boost::json::value& params) {
         const auto* object = params.if_object();
         const auto* init = object ? object->if_contains("initializationOptions") : nullptr;

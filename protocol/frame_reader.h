@@ -63,6 +63,9 @@ class FrameReader {
 
   std::size_t buffered_bytes() const { return buffer_.size() - pos_; }
 
+  // Applies to messages not yet started (a session raises it after initialize).
+  void set_max_message_bytes(std::size_t bytes) { options_.max_message_bytes = bytes; }
+
  private:
   enum class State {
     kIdle,

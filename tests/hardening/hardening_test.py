@@ -1257,6 +1257,48 @@ def tcp_ipv6_loopback_and_token_mode(ctx):
         proc.wait(timeout=20)
 
 
+@test
+def tcp_unauthenticated_message_limit(ctx):
+    # Before the token, a connection may not make the daemon buffer 256 MiB:
+    # a 100 MB announced length is refused at once, before its body is sent.
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token-limit", token.encode() + b"\n")
+    os.chmod(tfile, 0o600)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log_path = os.path.join(ctx.work, "tcp-limit.log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None, "TCP daemon never listened")
+                time.sleep(0.05)
+        s.sendall(b"Content-Length: 100000000\r\n\r\n" + b"{" * 65536)
+        s.setblocking(False)
+        p = Peer(s.fileno(), s.fileno(), on_dead=lambda: proc.poll() is not None)
+        m = p.read_message(timeout=5)
+        check(m.get("error", {}).get("code") == -32600, f"a 100 MB message before initialize: {str(m)[:300]}")
+        s.close()
+        # An authenticated client still sends big messages.
+        g = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        g.setblocking(False)
+        gp = Peer(g.fileno(), g.fileno(), on_dead=lambda: proc.poll() is not None)
+        gp.initialize({"token": token})
+        r = gp.call("listHeaps", {"padding": "x" * (1 << 20)})
+        check("result" in r or error_of(r)["code"] == -32602, f"a 1 MiB message after initialize: {str(r)[:300]}")
+        g.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 # ---------------------------------------------------------------- access
 @test
 def tcp_token_pipelined(ctx):

@@ -1299,6 +1299,58 @@ def tcp_unauthenticated_message_limit(ctx):
         proc.wait(timeout=20)
 
 
+@test
+def tcp_idle_strangers(ctx):
+    # 64 idle connections without the token must not lock the token holder
+    # out, and a connection that never authenticates is closed (10 s deadline).
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token-idle", token.encode() + b"\n")
+    os.chmod(tfile, 0o600)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log_path = os.path.join(ctx.work, "tcp-idle.log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    idle = []
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                idle.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None, "TCP daemon never listened")
+                time.sleep(0.05)
+        started = time.monotonic()
+        for _ in range(63):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
+        time.sleep(0.5)
+        g = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        g.setblocking(False)
+        gp = Peer(g.fileno(), g.fileno(), on_dead=lambda: proc.poll() is not None)
+        gp.initialize({"token": token})
+        check(gp.list_heaps(timeout=5) == [], "the token holder is served beside 64 idle strangers")
+        # Strangers past the cap of 8 were closed to make room (the oldest
+        # first); the last ones are closed by the 10 s deadline.
+        for which, s in (("the first", idle[0]), ("the last", idle[-1])):
+            s.settimeout(20)
+            try:
+                got = s.recv(100)
+            except (ConnectionResetError, socket.timeout) as e:
+                got = e
+            check(got == b"" or isinstance(got, ConnectionResetError), f"{which} idle stranger was not closed: {got!r}")
+        waited = time.monotonic() - started
+        check(8 < waited < 16, f"the last idle stranger was closed after {waited:.1f} s, not at the 10 s deadline")
+        g.close()
+    finally:
+        for s in idle:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 # ---------------------------------------------------------------- access
 @test
 def tcp_token_pipelined(ctx):

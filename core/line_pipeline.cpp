@@ -212,6 +212,12 @@ void LinePipeline::run() {
   changed_.notify_all();
 }
 
+std::uint64_t LinePipeline::grown_buffer_bytes() const {
+  const std::uint64_t usual = std::uint64_t{kMaxBlocks} * block_size_;
+  const std::uint64_t now = buffer_bytes_.load();
+  return now > usual ? now - usual : 0;
+}
+
 bool LinePipeline::ends_mid_line() const {
   std::lock_guard lock(mutex_);
   return ends_mid_line_;

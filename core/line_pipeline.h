@@ -80,6 +80,9 @@ class LinePipeline {
   bool compressed() const { return compressed_; }
   // Memory the blocks hold now (it grows with long lines), for the budget.
   std::uint64_t buffer_bytes() const { return buffer_bytes_.load(); }
+  // What long lines made the blocks grow past the pool's usual size (the
+  // usual pool is part of every load's fixed estimate).
+  std::uint64_t grown_buffer_bytes() const;
   // After next() returned nullptr: the input ended without a final newline
   // (a dump cut mid-record), or was a gzip stream cut short.
   bool ends_mid_line() const;

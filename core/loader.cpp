@@ -69,7 +69,7 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
     if (control.progress) control.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
     if (cancelled(control)) break;
     if (control.charge &&
-        !control.charge(estimate_peak_bytes(report.stream_bytes) + pipeline.buffer_bytes()))
+        !control.charge(estimate_peak_bytes(report.stream_bytes) + pipeline.grown_buffer_bytes()))
       return false;
   }
   return true;

@@ -32,7 +32,7 @@ struct LoadControl {
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   // Called from the loading thread after each block with what the load is
   // expected to hold at its peak by now (estimate_peak_bytes of the JSON read
-  // so far, plus the reader's buffers); false fails the load with
+  // so far, plus what long lines grew the reader's buffers by); false fails the load with
   // overBudget and frees everything it held.
   std::function<bool(std::uint64_t bytes)> charge;
 };

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "daemon/connection.h"
@@ -27,6 +28,10 @@ using namespace heapleak::daemon;
 // sets only g_stop_reading, so a plain EOF keeps LSP's exit code.
 std::atomic<bool> g_stop_requested{false};
 std::atomic<bool> g_stop_reading{false};
+// The stdio connection while it runs: a signal closes it, which cancels its
+// running work (a load) instead of waiting for it, as socket mode does.
+std::mutex g_stdio_mutex;
+Connection* g_stdio_connection = nullptr;
 
 // stdin/stdout: reads poll so a stop request (stopDaemon, a signal) ends the
 // read loop within a fifth of a second even when the client is silent.
@@ -122,13 +127,21 @@ int main(int argc, char** argv) {
       if (sigwait(&stop_signals, &signal) == 0) {
         logger->info(std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
         g_stop_requested = true;
+        std::lock_guard lock(g_stdio_mutex);
+        if (g_stdio_connection) g_stdio_connection->close();
       }
     }).detach();
     request_stop = [] { g_stop_requested = true; };
     int code;
     {
       Connection connection(binder, session, stdio_stream(), /*finish_work_at_eof=*/true);
+      {
+        std::lock_guard lock(g_stdio_mutex);
+        g_stdio_connection = &connection;
+      }
       code = connection.run();
+      std::lock_guard lock(g_stdio_mutex);
+      g_stdio_connection = nullptr;
     }
     return g_stop_requested ? 0 : code;
   }

@@ -924,6 +924,24 @@ def sigterm_during_load(ctx):
 
 
 @test
+def stdio_sigterm_cancels_load(ctx):
+    # Issue 13, item 4: with --stdio, SIGTERM cancels a running load as socket
+    # mode does, instead of waiting for it to finish.
+    path = big_dump(ctx, copies=24)
+    with Daemon(ctx) as d:
+        d.peer.initialize()
+        d.peer.request("loadHeap", {"path": path, "workDoneToken": "t"})
+        wait_progress(d.peer, "t")
+        t = time.monotonic()
+        d.proc.send_signal(signal.SIGTERM)
+        code = d.wait(WAIT * SLOW)
+        took = time.monotonic() - t
+        check(code == 0, f"stdio: SIGTERM during a load: exit {code}, expected 0")
+        check(took < 1.5 * SLOW, f"stdio: SIGTERM waited {took:.2f} s for the load instead of cancelling it")
+        print(f"stdio SIGTERM to exit: {took:.2f} s")
+
+
+@test
 def max_memory(ctx):
     dumps = gen_dumps(ctx)
     # A budget that admits A (estimate: half the file + 16 MiB) but not A and B together.

@@ -72,10 +72,9 @@ class GzipSource final : public ByteSource {
         if (!n) return n.error();
         consumed_ += *n;
         if (*n == 0) {
-          if (!member_done_) {
-            return make_error(ErrorReason::kCorruptInput,
-                              "gzip stream is truncated (cut mid-stream)");
-          }
+          // A member cut short (the process was killed while writing it):
+          // hand out what inflated and say so; a cut plain dump loads too.
+          truncated_ = !member_done_;
           finished_ = true;
           break;
         }
@@ -105,6 +104,7 @@ class GzipSource final : public ByteSource {
   }
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
   std::shared_ptr<const GzipIndex> access_index() const override { return index_; }
+  bool truncated() const override { return truncated_; }
 
  private:
   // At the end of a deflate block that is not the member's last, with enough
@@ -133,7 +133,18 @@ class GzipSource final : public ByteSource {
   std::uint64_t consumed_ = 0;
   bool member_done_ = false;
   bool finished_ = false;
+  bool truncated_ = false;
 };
+
+// Why a non-regular file cannot be a dump, or null for a regular file.
+const char* not_regular(const struct stat& info) {
+  if (S_ISREG(info.st_mode)) return nullptr;
+  if (S_ISDIR(info.st_mode)) return "is a directory, not a heap dump file";
+  if (S_ISFIFO(info.st_mode)) return "is a FIFO (named pipe), not a heap dump file";
+  if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)) return "is a device, not a heap dump file";
+  if (S_ISSOCK(info.st_mode)) return "is a socket, not a heap dump file";
+  return "is not a regular file";
+}
 
 }  // namespace
 
@@ -142,24 +153,36 @@ bool has_gzip_magic(const unsigned char* prefix, std::size_t size) {
 }
 
 Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
+  auto failure = [&path](int err) {
     const auto reason = err == ENOENT ? ErrorReason::kFileNotFound : ErrorReason::kNotReadable;
     return make_error(reason, path + ": " + std::strerror(err));
-  }
+  };
+  // stat first: opening a FIFO for reading blocks until a writer comes.
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+  if (::stat(path.c_str(), &info) != 0) return failure(errno);
+  if (const char* why = not_regular(info))
+    return make_error(ErrorReason::kNotReadable, path + ": " + why);
+  // Non-blocking, in case the path was swapped for a FIFO since the stat;
+  // fstat then decides on what was really opened.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return failure(errno);
+  if (::fstat(fd, &info) != 0 || not_regular(info) != nullptr) {
     ::close(fd);
-    return make_error(ErrorReason::kNotReadable, path + ": is a directory, not a heap dump file");
+    return make_error(ErrorReason::kNotReadable,
+                      path + ": " + (not_regular(info) ? not_regular(info) : "cannot stat"));
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   unsigned char magic[2] = {0, 0};
   const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
   const auto size = static_cast<std::uint64_t>(info.st_size);
+  std::unique_ptr<ByteSource> source;
   if (got == 2 && has_gzip_magic(magic, 2)) {
-    return std::unique_ptr<ByteSource>(new GzipSource(fd, size));
+    source.reset(new GzipSource(fd, size));
+  } else {
+    source.reset(new PlainSource(fd, size));
   }
-  return std::unique_ptr<ByteSource>(new PlainSource(fd, size));
+  source->identity_ = identity_of(info);
+  return source;
 }
 
 }  // namespace heapleak

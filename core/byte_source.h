@@ -1,6 +1,8 @@
 // Where dump bytes come from: a plain file or a gzip stream, chosen by the
 // file's magic bytes (never by its name). Sources hand out decompressed bytes
 // in order and report how far into the file on disk they are, for progress.
+// Only regular files are opened: a FIFO, device or socket would block or
+// never end, so it is refused before anything reads from it.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/file_identity.h"
 #include "core/gzip_index.h"
 
 namespace heapleak {
@@ -26,15 +29,24 @@ class ByteSource {
   // plain files. Complete once read() has returned 0.
   virtual std::shared_ptr<const GzipIndex> access_index() const { return nullptr; }
 
+  // gzip cut mid-stream: read() ended early, after every byte that could be
+  // inflated. The caller decides whether a partial dump is worth loading.
+  virtual bool truncated() const { return false; }
+
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }
+  const FileIdentity& identity() const { return identity_; }
 
  protected:
+  friend Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path);
   std::uint64_t file_size_ = 0;
   bool compressed_ = false;
+  FileIdentity identity_;
 };
 
-// Opens `path`; fileNotFound / notReadable errors name the file and the cause.
+// Opens `path`; fileNotFound / notReadable errors name the file and the
+// cause. Anything but a regular file (directory, FIFO, device, socket) is
+// notReadable, decided before a blocking open.
 Result<std::unique_ptr<ByteSource>> open_byte_source(const std::string& path);
 
 // True when `prefix` starts with the gzip magic bytes 1f 8b.

@@ -21,6 +21,7 @@ enum class ErrorReason {
   kInvalidArgument,
   kCancelled,
   kOverBudget,
+  kDumpChanged,
 };
 
 // camelCase names used on the wire (`data.reason`) and in CLI messages.
@@ -66,6 +67,8 @@ inline const char* reason_name(ErrorReason reason) {
       return "cancelled";
     case ErrorReason::kOverBudget:
       return "overBudget";
+    case ErrorReason::kDumpChanged:
+      return "dumpChanged";
   }
   return "unknown";
 }

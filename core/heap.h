@@ -15,6 +15,7 @@
 
 #include "core/address.h"
 #include "core/column.h"
+#include "core/file_identity.h"
 #include "core/gzip_index.h"
 #include "core/object_type.h"
 #include "core/string_pool.h"
@@ -51,6 +52,12 @@ struct LoadReport {
   bool traced = false;                   // allocation tracing (file/line/generation) seen
   bool edges_built = true;
   double seconds = 0;
+  // A dump cut short (see load_warnings.h): no final newline, or a gzip
+  // stream that ends mid-member. What was read is loaded.
+  bool ends_mid_line = false;
+  bool gzip_truncated = false;
+  std::uint64_t long_lines = 0;  // lines past the line cap, dropped (also in broken_lines)
+  FileIdentity identity;         // the file as it was read, for read_record_text
 
   static constexpr std::size_t kMaxBrokenListed = 20;
 };

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "core/load_warnings.h"
 #include "core/naming.h"
 
 namespace heapleak {
@@ -158,6 +159,11 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
                     const LeakDiffOptions& options) {
   LeakDiff diff;
   diff.three_way = later != nullptr;
+  // A dump cut short or otherwise damaged weakens every count below: say so first.
+  for (const Heap* heap : {&baseline, &target, later}) {
+    if (heap == nullptr) continue;
+    for (auto& warning : load_warnings(heap->report())) diff.warnings.push_back(std::move(warning));
+  }
   const IdentityRule old_rule = IdentityRule::between(baseline, target);
   diff.rule = old_rule.describe();
 

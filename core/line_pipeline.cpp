@@ -53,10 +53,11 @@ void BlockBuffer::release() {
 }
 
 LinePipeline::LinePipeline(std::unique_ptr<ByteSource> source, const std::atomic<bool>* cancel,
-                           std::size_t block_size)
+                           std::size_t block_size, std::size_t max_line)
     : source_(std::move(source)),
       cancel_(cancel),
       block_size_(block_size),
+      max_line_(std::max(max_line, block_size)),
       file_size_(source_->file_size()),
       compressed_(source_->compressed()),
       reader_([this] { run(); }) {}
@@ -87,21 +88,61 @@ std::unique_ptr<LineBlock> LinePipeline::take_free_block() {
   return std::make_unique<LineBlock>();
 }
 
+void LinePipeline::grow(LineBlock& block, std::size_t size, std::size_t keep) {
+  const std::size_t before = block.buffer.size();
+  block.buffer.grow(size, keep);
+  buffer_bytes_ += block.buffer.size() - before;
+}
+
+std::size_t LinePipeline::drop_rest_of_line(LineBlock& block, std::uint64_t& dropped,
+                                            bool& at_end) {
+  char* data = block.buffer.data();
+  const std::size_t room = block_size_ - kPadding;  // the buffer holds at least this
+  while (!at_end && !stopping()) {
+    auto n = source_->read(data, room);
+    if (!n) {
+      std::lock_guard lock(mutex_);
+      error_ = n.error();
+      at_end = true;
+      break;
+    }
+    consumed_.store(source_->file_bytes_consumed(), std::memory_order_relaxed);
+    if (*n == 0) {
+      at_end = true;
+      break;
+    }
+    if (const char* newline = static_cast<const char*>(std::memchr(data, '\n', *n))) {
+      const std::size_t used = static_cast<std::size_t>(newline - data) + 1;
+      dropped += used;
+      std::memmove(data, data + used, *n - used);
+      return *n - used;
+    }
+    dropped += *n;
+  }
+  return 0;
+}
+
 void LinePipeline::run() {
   std::vector<char> carry;  // the unfinished last line of the previous block
   std::uint64_t offset = 0;
+  std::uint32_t long_lines = 0;  // dropped since the last block handed out
   bool at_end = false;
+  bool mid_line = false;
   while (!at_end) {
     auto block = take_free_block();
     if (!block) break;
-    block->stream_offset = offset;
+    // A buffer grown for a long line goes back to its usual size.
+    if (block->buffer.size() > 2 * block_size_) {
+      buffer_bytes_ -= block->buffer.size();
+      block->buffer.clear();
+    }
     std::size_t filled = carry.size();
     // A block holds block_size_ bytes, padding included, so a pooled 4 MiB
     // buffer is exactly two 2 MiB pages; only a carried line longer than half
     // a block makes it grow.
     std::size_t want = block_size_ > carry.size() * 2 + kPadding ? block_size_ - kPadding
                                                                  : carry.size() + block_size_;
-    block->buffer.grow(want + kPadding, 0);
+    grow(*block, want + kPadding, 0);
     if (!carry.empty()) std::memcpy(block->buffer.data(), carry.data(), carry.size());
     std::size_t scan_from = carry.size();
     char* last_newline = nullptr;
@@ -125,18 +166,37 @@ void LinePipeline::run() {
             static_cast<char*>(memrchr(block->buffer.data() + scan_from, '\n', filled - scan_from));
       }
       if (last_newline != nullptr || at_end || stopping()) break;
+      if (filled > max_line_) {
+        // The whole block is one line past the cap: drop it, and the rest of
+        // it as it is read, keeping only what follows its newline.
+        std::uint64_t dropped = filled;
+        filled = drop_rest_of_line(*block, dropped, at_end);
+        offset += dropped;
+        ++long_lines;
+        if (at_end) mid_line = true;  // the endless line ran to the end of input
+        scan_from = 0;
+        want = block_size_ - kPadding;
+        continue;
+      }
       scan_from = filled;
-      want = filled + block_size_;
-      block->buffer.grow(want + kPadding, filled);
+      // Grow geometrically: copying the line at every 4 MiB step is quadratic.
+      want = filled + std::max(block_size_, filled);
+      grow(*block, want + kPadding, filled);
     }
     // The padding past the data is read by simdjson but never decides anything:
     // zero it so that no byte the parser sees is uninitialised.
     std::memset(block->buffer.data() + filled, 0, kPadding);
     std::size_t whole =
         last_newline ? static_cast<std::size_t>(last_newline - block->buffer.data()) + 1 : filled;
-    if (at_end) whole = filled;  // the last line may lack its newline: hand it over as is
+    if (at_end) {
+      whole = filled;  // the last line may lack its newline: hand it over as is
+      if (filled > 0) mid_line = block->buffer.data()[filled - 1] != '\n';
+    }
     carry.assign(block->buffer.data() + whole, block->buffer.data() + filled);
     block->size = whole;
+    block->stream_offset = offset;
+    block->long_lines_before = long_lines;
+    long_lines = 0;
     offset += whole;
     {
       std::lock_guard lock(mutex_);
@@ -147,8 +207,20 @@ void LinePipeline::run() {
   {
     std::lock_guard lock(mutex_);
     done_ = true;
+    ends_mid_line_ = mid_line;
   }
   changed_.notify_all();
+}
+
+std::uint64_t LinePipeline::grown_buffer_bytes() const {
+  const std::uint64_t usual = std::uint64_t{kMaxBlocks} * block_size_;
+  const std::uint64_t now = buffer_bytes_.load();
+  return now > usual ? now - usual : 0;
+}
+
+bool LinePipeline::ends_mid_line() const {
+  std::lock_guard lock(mutex_);
+  return ends_mid_line_;
 }
 
 std::unique_ptr<LineBlock> LinePipeline::next() {

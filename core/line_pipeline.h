@@ -1,7 +1,9 @@
 // Reads a dump on its own thread and hands the parser blocks that hold whole
 // lines only, so reading (or inflating) overlaps parsing. Blocks are recycled
-// through a small pool: memory stays bounded however large the file is, and a
-// line longer than a block grows that block instead of being cut.
+// through a small pool: memory stays bounded however large the file is. A line
+// longer than a block grows that block (geometrically) up to a cap; a line
+// past the cap is dropped up to its newline without being buffered, and
+// counted, so an endless line (/dev/zero gzipped) cannot exhaust memory.
 #pragma once
 
 #include <atomic>
@@ -34,6 +36,7 @@ class BlockBuffer {
   std::size_t size() const { return size_; }
   // Makes the buffer at least `size` bytes, keeping its first `keep` bytes.
   void grow(std::size_t size, std::size_t keep);
+  void clear() { release(); }
 
  private:
   void release();
@@ -49,14 +52,20 @@ struct LineBlock {
   BlockBuffer buffer;
   std::size_t size = 0;
   std::uint64_t stream_offset = 0;  // offset of buffer[0] in the decompressed stream
+  // Lines longer than the cap dropped just before buffer[0] (each one line).
+  std::uint32_t long_lines_before = 0;
 };
 
 class LinePipeline {
  public:
   static constexpr std::size_t kPadding = 64;
 
+  static constexpr std::size_t kDefaultMaxLine = std::size_t{64} << 20;
+
+  // Lines longer than max(max_line, block_size) are dropped (long_lines_before).
   LinePipeline(std::unique_ptr<ByteSource> source, const std::atomic<bool>* cancel,
-               std::size_t block_size = std::size_t{4} << 20);
+               std::size_t block_size = std::size_t{4} << 20,
+               std::size_t max_line = kDefaultMaxLine);
   ~LinePipeline();
   LinePipeline(const LinePipeline&) = delete;
   LinePipeline& operator=(const LinePipeline&) = delete;
@@ -69,6 +78,16 @@ class LinePipeline {
   std::uint64_t file_bytes_consumed() const { return consumed_.load(); }
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }
+  // Memory the blocks hold now (it grows with long lines), for the budget.
+  std::uint64_t buffer_bytes() const { return buffer_bytes_.load(); }
+  // What long lines made the blocks grow past the pool's usual size (the
+  // usual pool is part of every load's fixed estimate).
+  std::uint64_t grown_buffer_bytes() const;
+  // After next() returned nullptr: the input ended without a final newline
+  // (a dump cut mid-record), or was a gzip stream cut short.
+  bool ends_mid_line() const;
+  bool truncated() const { return source_->truncated(); }
+  const FileIdentity& identity() const { return source_->identity(); }
   // After next() returned nullptr: the gzip access points (null for plain files).
   std::shared_ptr<const GzipIndex> access_index() const { return source_->access_index(); }
 
@@ -76,10 +95,15 @@ class LinePipeline {
   void run();
   std::unique_ptr<LineBlock> take_free_block();
   bool stopping() const;
+  void grow(LineBlock& block, std::size_t size, std::size_t keep);
+  // Reads past the end of an over-long line; returns the bytes after its
+  // newline, moved to the block's start. Adds what it dropped to `dropped`.
+  std::size_t drop_rest_of_line(LineBlock& block, std::uint64_t& dropped, bool& at_end);
 
   std::unique_ptr<ByteSource> source_;
   const std::atomic<bool>* cancel_;
   const std::size_t block_size_;
+  const std::size_t max_line_;
   const std::uint64_t file_size_;
   const bool compressed_;
 
@@ -90,7 +114,9 @@ class LinePipeline {
   std::size_t blocks_made_ = 0;
   bool done_ = false;
   bool stop_ = false;
+  bool ends_mid_line_ = false;
   std::optional<Error> error_;
+  std::atomic<std::uint64_t> buffer_bytes_{0};
   std::atomic<std::uint64_t> consumed_{0};
   std::thread reader_;
 };

@@ -23,11 +23,18 @@ void note_broken_line(LoadReport& report, std::uint64_t line_number, const char*
 }
 
 // Parses every line of every block into `builder`, counting into `report`.
-// Stops early on cancellation; read errors are left in the pipeline.
-void read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder,
+// Stops early on cancellation or when over budget (false); read errors are
+// left in the pipeline.
+bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder,
                   LoadReport& report, const LoadControl& control, std::uint64_t& non_blank_lines) {
   DumpRecord record;
   while (auto block = pipeline.next()) {
+    for (std::uint32_t k = 0; k < block->long_lines_before; ++k) {
+      ++report.lines;
+      ++report.long_lines;
+      ++non_blank_lines;
+      note_broken_line(report, report.lines, "line longer than the line cap, skipped");
+    }
     const char* const base = block->buffer.data();
     const char* const end = base + block->size;
     const char* const buffer_end = base + block->buffer.size();
@@ -61,10 +68,18 @@ void read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
     pipeline.recycle(std::move(block));
     if (control.progress) control.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
     if (cancelled(control)) break;
+    if (control.charge &&
+        !control.charge(estimate_peak_bytes(report.stream_bytes) + pipeline.grown_buffer_bytes()))
+      return false;
   }
+  return true;
 }
 
 }  // namespace
+
+std::uint64_t estimate_peak_bytes(std::uint64_t json_bytes) {
+  return json_bytes / 2 + (std::uint64_t{16} << 20);
+}
 
 Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const LoadOptions& options,
                                               const LoadControl& control) {
@@ -76,6 +91,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   report.path = path;
   report.file_bytes = (*source)->file_size();
   report.gzip = (*source)->compressed();
+  report.identity = (*source)->identity();
 
   HeapBuilder builder(options.build_edges);
   {
@@ -88,18 +104,30 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     // The pipeline (its reader thread and block buffers) ends before
     // finish(): the pages it frees are reused by the build's arrays instead
     // of fresh ones, and do not add to the peak.
-    LinePipeline pipeline(std::move(*source), control.cancel, options.block_size);
+    LinePipeline pipeline(std::move(*source), control.cancel, options.block_size,
+                          options.max_line_bytes);
     RecordParser parser(options.build_edges);
-    read_records(pipeline, parser, builder, report, control, non_blank_lines);
+    if (!read_records(pipeline, parser, builder, report, control, non_blank_lines)) {
+      return make_error(ErrorReason::kOverBudget,
+                        path + ": the load outgrew the --max-memory budget after " +
+                            std::to_string(report.stream_bytes >> 20) + " MiB of " +
+                            (report.gzip ? "inflated " : "") + "dump; unload a heap or raise it");
+    }
     if (cancelled(control))
       return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
     if (auto error = pipeline.error()) {
       return make_error(error->reason, path + ": " + error->message);
     }
+    report.ends_mid_line = pipeline.ends_mid_line();
+    report.gzip_truncated = pipeline.truncated();
     // Record offsets are only kept for full heaps; so are the access points.
     if (options.build_edges) builder.set_gzip_index(pipeline.access_index());
   }
   if (builder.object_count() == 0 && report.root_records == 0 && report.shapes == 0) {
+    if (report.gzip_truncated) {
+      return make_error(ErrorReason::kCorruptInput,
+                        path + ": the gzip stream is cut short before any heap record");
+    }
     if (non_blank_lines == 0) {
       return make_error(ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump");
     }

@@ -20,13 +20,27 @@ struct LoadOptions {
   // (the leak diff needs nothing more), at about half the memory.
   bool build_edges = true;
   std::size_t block_size = std::size_t{4} << 20;
+  // A line longer than this (or a block, if larger) is counted broken and
+  // skipped without being buffered. Ruby writes long lines for big strings
+  // and arrays, hence generous.
+  std::size_t max_line_bytes = std::size_t{64} << 20;
 };
 
 struct LoadControl {
   const std::atomic<bool>* cancel = nullptr;
   // Called from the loading thread with (file bytes consumed, file size).
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  // Called from the loading thread after each block with what the load is
+  // expected to hold at its peak by now (estimate_peak_bytes of the JSON read
+  // so far, plus what long lines grew the reader's buffers by); false fails the load with
+  // overBudget and frees everything it held.
+  std::function<bool(std::uint64_t bytes)> charge;
 };
+
+// A rough upper bound of the peak memory of loading `json_bytes` of dump:
+// measured, a heap holds ~0.2 bytes per byte of JSON and a load peaks near
+// twice that while it sorts and builds edges.
+std::uint64_t estimate_peak_bytes(std::uint64_t json_bytes);
 
 Result<std::shared_ptr<const Heap>> load_heap(const std::string& path,
                                               const LoadOptions& options = {},

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <vector>
 
+#include "core/address.h"
 #include "core/byte_source.h"
+#include "core/file_identity.h"
 
 namespace heapleak {
 namespace {
@@ -36,18 +38,32 @@ Result<std::string> read_line(ByteSource& source, std::string line) {
   }
 }
 
-}  // namespace
+// The line read back must be the record of the object's address: a last
+// check against a file changed within the same mtime tick.
+Result<std::string> check_record(const Heap& heap, ObjectIndex i, Result<std::string> line) {
+  if (!line) return line;
+  const std::string quoted = "\"" + format_address(heap.address(i)) + "\"";
+  if (line->find(quoted) == std::string::npos) {
+    return make_error(ErrorReason::kDumpChanged,
+                      heap.report().path + ": the record read back is not the object's (" + quoted +
+                          "): the dump changed since it was loaded; load it again");
+  }
+  return line;
+}
 
-Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
+// The record's line as it is in the file now, at the offset of the load.
+Result<std::string> read_record_line(const Heap& heap, ObjectIndex i) {
   const LoadReport& report = heap.report();
   if (!heap.has_edges())
     return make_error(ErrorReason::kInvalidArgument, "the heap was loaded without record offsets");
-  struct stat info {};
-  if (::stat(report.path.c_str(), &info) != 0) {
+  FileIdentity now;
+  if (!file_identity(report.path, now)) {
     return file_error(heap, std::string("cannot re-read the dump: ") + std::strerror(errno));
   }
-  if (static_cast<std::uint64_t>(info.st_size) != report.file_bytes) {
-    return file_error(heap, "the dump changed size since it was loaded; load it again");
+  // A rewritten dump (even at the same size) has another mtime or inode.
+  if (now.size != report.file_bytes || (report.identity.inode != 0 && !(now == report.identity))) {
+    return make_error(ErrorReason::kDumpChanged,
+                      report.path + ": the dump changed since it was loaded; load it again");
   }
   std::uint64_t skip = heap.line_offset(i);
   std::string line;
@@ -89,6 +105,12 @@ Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
     skip -= *n;
   }
   return read_line(**source, std::move(line));
+}
+
+}  // namespace
+
+Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
+  return check_record(heap, i, read_record_line(heap, i));
 }
 
 }  // namespace heapleak

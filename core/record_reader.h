@@ -11,8 +11,9 @@
 
 namespace heapleak {
 
-// The record's line, without its newline. Fails when the file is gone or
-// changed size since it was loaded.
+// The record's line, without its newline. Fails when the file is gone, and
+// with dumpChanged when it is not the file that was loaded any more (size,
+// mtime or inode differ, or the line read back is not that object's record).
 Result<std::string> read_record_text(const Heap& heap, ObjectIndex i);
 
 }  // namespace heapleak

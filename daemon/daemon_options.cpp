@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 namespace heapleak::daemon {
 namespace {
@@ -51,6 +52,8 @@ std::optional<std::uint64_t> parse_size(std::string text) {
   std::uint64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  // 17179869184G would wrap to 0 (no budget) or a small number: refuse it.
+  if (value > std::numeric_limits<std::uint64_t>::max() / unit) return std::nullopt;
   return value * unit;
 }
 
@@ -97,6 +100,11 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
         const auto colon = rest.rfind(':');
         if (colon == std::string::npos) return fail("--listen tcp: needs HOST:PORT");
         options.tcp_host = rest.substr(0, colon);
+        // IPv6 is written in brackets in a HOST:PORT: tcp:[::1]:PORT.
+        if (options.tcp_host.size() > 2 && options.tcp_host.front() == '[' &&
+            options.tcp_host.back() == ']') {
+          options.tcp_host = options.tcp_host.substr(1, options.tcp_host.size() - 2);
+        }
         auto port = parse_size(rest.substr(colon + 1));
         if (!port || *port == 0 || *port > 65535) return fail("bad TCP port in " + value);
         options.tcp_port = static_cast<std::uint16_t>(*port);
@@ -119,7 +127,7 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
       options.sync = true;
     } else if (arg == "--max-memory") {
       auto size = take() ? parse_size(value) : std::nullopt;
-      if (!size) return fail("--max-memory expects a size like 8G or 512M");
+      if (!size) return fail("--max-memory expects a size like 8G or 512M, below 16 EiB");
       options.max_memory = *size;
     } else if (arg == "--idle-timeout") {
       auto seconds = take() ? parse_size(value) : std::nullopt;

@@ -1,5 +1,7 @@
 // loadHeap, unloadHeap, listHeaps, stopDaemon: the heap store's methods.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -29,14 +31,19 @@ results::NamedHeap named(const HeapEntry& entry) {
   return {entry.id, entry.name, entry.path, entry.heap.get()};
 }
 
-// By magic bytes, as the loader decides, not by the file's name.
+// By magic bytes, as the loader decides, not by the file's name. This runs
+// on the connection's reading thread: the caller has checked that the path
+// is a regular file, and the open is non-blocking in case it was swapped
+// for a FIFO since, so the connection never waits on a writer.
 bool file_is_gzip(const std::string& path) {
   unsigned char magic[2] = {0, 0};
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return false;
-  const std::size_t got = std::fread(magic, 1, 2, file);
-  std::fclose(file);
-  return has_gzip_magic(magic, got);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat info {};
+  ssize_t got = 0;
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) got = ::pread(fd, magic, 2, 0);
+  ::close(fd);
+  return got == 2 && has_gzip_magic(magic, 2);
 }
 
 // Admission on the input thread: the file exists, the budget admits its
@@ -52,6 +59,14 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
     throw protocol::RpcException(
         to_rpc_error(make_error(reason, path + ": " + std::strerror(errno))));
   }
+  if (!S_ISREG(info.st_mode)) {
+    // A FIFO, device or directory: refused here, before anything opens it.
+    throw protocol::RpcException(to_rpc_error(
+        make_error(ErrorReason::kNotReadable,
+                   path + (S_ISDIR(info.st_mode) ? ": is a directory, not a heap dump file"
+                                                 : ": is not a regular file (a FIFO, device or "
+                                                   "socket), not a heap dump file"))));
+  }
   const std::uint64_t estimate =
       HeapStore::estimate_load_bytes(static_cast<std::uint64_t>(info.st_size), file_is_gzip(path));
   std::string refusal;
@@ -64,8 +79,14 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
     std::atomic<bool> cancel{false};
     std::stop_callback on_cancel(rc.stop, [&cancel] { cancel.store(true); });
     rc.progress.begin("Loading " + std::filesystem::path(path).filename().string());
+    // The reservation grows with the load: a dump that inflates far more
+    // than the admission estimate fails with overBudget as it passes it.
+    std::uint64_t reserved = estimate;
     LoadControl control;
     control.cancel = &cancel;
+    control.charge = [&ctx, &reserved](std::uint64_t bytes) {
+      return ctx.store.extend(reserved, bytes);
+    };
     control.progress = [&rc](std::uint64_t done, std::uint64_t total) {
       auto mib = [](std::uint64_t bytes) {
         char text[32];
@@ -85,11 +106,11 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
     rc.progress.end();
     if (!heap || rc.cancelled()) {
       // A cancelled load leaves nothing behind: the heap (if any) dies here.
-      ctx.store.abandon_load(name, estimate);
+      ctx.store.abandon_load(name, reserved);
       throw protocol::RpcException(heap ? protocol::cancelled_error() : to_rpc_error(heap.error()));
     }
     // Answered before the queries that waited for this load resume.
-    ctx.store.finish_load(name, path, std::move(*heap), estimate, [&](const HeapEntry& entry) {
+    ctx.store.finish_load(name, path, std::move(*heap), reserved, [&](const HeapEntry& entry) {
       ctx.logger->info("loaded " + entry.id + " (" + entry.name +
                        "): " + std::to_string(entry.heap->size()) + " objects in " +
                        std::to_string(entry.heap->report().seconds) + " s");

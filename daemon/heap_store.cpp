@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/loader.h"
+
 namespace heapleak::daemon {
 
 std::optional<HeapEntry> HeapStore::find(const std::string& id_or_name, bool* still_loading) const {
@@ -37,10 +39,27 @@ bool HeapStore::admit(std::uint64_t estimate, std::string& message) {
   return true;
 }
 
+bool HeapStore::extend(std::uint64_t& reserved, std::uint64_t bytes) {
+  if (bytes <= reserved) return true;
+  std::lock_guard lock(mutex_);
+  const std::uint64_t more = bytes - reserved;
+  if (max_bytes_ != 0 && resident_ + reserved_ + more > max_bytes_) return false;
+  reserved_ += more;
+  reserved = bytes;
+  return true;
+}
+
+bool HeapStore::looks_like_id(const std::string& name) {
+  return name.size() > 1 && name[0] == 'h' &&
+         std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string HeapStore::begin_load(const std::string& wanted_name) {
   std::lock_guard lock(mutex_);
+  // A file named like an id ("h2") gets a suffix, as a taken name does.
   std::string name = wanted_name;
-  for (int k = 2; name_taken_locked(name); ++k) name = wanted_name + "-" + std::to_string(k);
+  for (int k = 2; name_taken_locked(name) || looks_like_id(name); ++k)
+    name = wanted_name + "-" + std::to_string(k);
   running_.push_back(RunningLoad{name, {}});
   return name;
 }
@@ -126,8 +145,9 @@ std::uint64_t HeapStore::used_bytes() const {
 std::uint64_t HeapStore::estimate_load_bytes(std::uint64_t file_bytes, bool gzip) {
   // Measured: a loaded heap holds ~0.2 bytes per byte of JSON, and a load
   // peaks near twice that while it sorts and builds edges. gzip inflates ~8x.
+  // The load itself charges what it really reads as it goes (LoadControl::charge).
   const std::uint64_t json_bytes = gzip ? file_bytes * 8 : file_bytes;
-  return json_bytes / 2 + (std::uint64_t{16} << 20);
+  return estimate_peak_bytes(json_bytes);
 }
 
 }  // namespace heapleak::daemon

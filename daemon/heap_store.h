@@ -37,6 +37,13 @@ class HeapStore {
   // Reserves `estimate` bytes for a load; false when the budget would be
   // exceeded (then `message` says by how much).
   bool admit(std::uint64_t estimate, std::string& message);
+  // A running load grew: raises its reservation `reserved` to `bytes` if the
+  // budget allows (then true); never lowers it.
+  bool extend(std::uint64_t& reserved, std::uint64_t bytes);
+
+  // "h" and digits: the shape of ids, which names never take (ids are looked
+  // up first, so such a name would be shadowed by a later heap's id).
+  static bool looks_like_id(const std::string& name);
 
   // Starts a load: reserves a name no loaded heap or running load has (the
   // wanted one, else "name-2", "name-3"...), and returns it.

@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
 #include <cerrno>
@@ -19,6 +20,7 @@
 
 #include "daemon/connection.h"
 #include "daemon/fd_stream.h"
+#include "daemon/token_file.h"
 #include "daemon/unix_socket_path.h"
 
 namespace heapleak::daemon {
@@ -29,6 +31,13 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kMaxConnections = 64;
+// A TCP client that has not sent the token may send no more than this per
+// message (an initialize with its token is well under 1 KiB).
+constexpr std::size_t kMaxUnauthenticatedMessage = std::size_t{64} << 10;
+// TCP clients that have not sent the token have their own, smaller cap and a
+// deadline, so idle strangers can neither fill the 64 slots nor hold them.
+constexpr std::size_t kMaxUnauthenticated = 8;
+constexpr std::chrono::seconds kAuthDeadline{10};
 
 std::string read_token(const std::string& path, std::string& error) {
   std::ifstream in(path);
@@ -56,12 +65,18 @@ struct SocketServer::Impl {
   std::unique_ptr<tcp::acceptor> tcp_acceptor;
   asio::signal_set signals{io, SIGINT, SIGTERM};
   asio::steady_timer idle_timer{io};
+  asio::steady_timer auth_timer{io};
   bool socket_created = false;
 
   struct Client {
     std::shared_ptr<Connection> connection;
     std::thread thread;
     bool done = false;
+    // TCP only: set once initialize presented the token, or once the daemon
+    // shut the connection for not presenting it; until then it is a stranger.
+    std::shared_ptr<std::atomic<bool>> settled;
+    int fd = -1;  // open while `connection` is set (closed after it is moved out)
+    std::chrono::steady_clock::time_point accepted;
   };
   std::mutex mutex;
   std::list<Client> clients;
@@ -109,6 +124,8 @@ struct SocketServer::Impl {
     }
     token = read_token(options.token_file, error);
     if (!error.empty()) return false;
+    if (auto warning = token_file_warning(options.token_file); !warning.empty())
+      logger->error(warning);
     const auto address = asio::ip::make_address(
         options.tcp_host == "localhost" ? "127.0.0.1" : options.tcp_host, ec);
     if (ec || !address.is_loopback()) {
@@ -153,9 +170,16 @@ struct SocketServer::Impl {
       ::close(fd);
       return;
     }
+    auto authenticated = needs_token ? std::make_shared<std::atomic<bool>>(false) : nullptr;
+    // Full of strangers: the oldest one makes room. Refusing the newcomer
+    // instead would refuse the token holder too (nobody has the token at accept).
+    if (needs_token && unauthenticated_locked() >= kMaxUnauthenticated)
+      evict_oldest_stranger_locked();
     protocol::SessionOptions session = session_options;
     if (needs_token) {
-      session.on_initialize = [this, fd](const boost::json::value& params) {
+      // Before the token is checked, no more than an initialize needs.
+      session.max_message_bytes_before_initialize = kMaxUnauthenticatedMessage;
+      session.on_initialize = [this, fd, authenticated](const boost::json::value& params) {
         const auto* object = params.if_object();
         const auto* init = object ? object->if_contains("initializationOptions") : nullptr;
         const auto* given =
@@ -167,10 +191,14 @@ struct SocketServer::Impl {
           // pipelined behind this initialize runs.
           throw std::runtime_error("this daemon requires initializationOptions.token");
         }
+        authenticated->store(true);
       };
     }
     clients.emplace_back();
     Client& client = clients.back();
+    client.settled = authenticated;  // null for unix clients
+    client.fd = fd;
+    client.accepted = std::chrono::steady_clock::now();
     client.connection =
         std::make_shared<Connection>(binder, std::move(session), std::make_unique<FdStream>(fd));
     client.thread = std::thread([this, &client, fd] {
@@ -205,6 +233,49 @@ struct SocketServer::Impl {
     }
   }
 
+  std::size_t unauthenticated_locked() const {
+    std::size_t count = 0;
+    for (const auto& client : clients) {
+      if (client.settled && client.connection && !client.settled->load()) ++count;
+    }
+    return count;
+  }
+
+  void evict_oldest_stranger_locked() {
+    Client* oldest = nullptr;
+    for (auto& client : clients) {
+      if (client.settled && client.connection && !client.settled->load() &&
+          (!oldest || client.accepted < oldest->accepted))
+        oldest = &client;
+    }
+    if (!oldest) return;
+    logger->error("closing the oldest TCP client without the token: too many such clients");
+    ::shutdown(oldest->fd, SHUT_RDWR);
+    oldest->settled->store(true);
+  }
+
+  // Every second: shuts down TCP connections still without the token past
+  // the deadline. Under the lock a client's fd is open while it has a connection.
+  void watch_authentication() {
+    auth_timer.expires_after(std::chrono::seconds(1));
+    auth_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      const auto now = std::chrono::steady_clock::now();
+      {
+        std::lock_guard lock(mutex);
+        for (const auto& client : clients) {
+          if (client.settled && client.connection && !client.settled->load() &&
+              now - client.accepted > kAuthDeadline) {
+            logger->error("closing a TCP client that did not present the token in time");
+            ::shutdown(client.fd, SHUT_RDWR);
+            client.settled->store(true);
+          }
+        }
+      }
+      watch_authentication();
+    });
+  }
+
   void watch_idle() {
     if (options.idle_timeout_seconds == 0) return;
     idle_timer.expires_after(std::chrono::seconds(1));
@@ -232,6 +303,7 @@ struct SocketServer::Impl {
     if (tcp_acceptor) tcp_acceptor->close(ignored);
     signals.cancel(ignored);
     idle_timer.cancel();
+    auth_timer.cancel();
     std::lock_guard lock(mutex);
     stopping = true;
     for (auto& client : clients) {
@@ -273,6 +345,7 @@ int SocketServer::run() {
   });
   s.accept_next();
   s.watch_idle();
+  if (s.tcp_acceptor) s.watch_authentication();
   s.io.run();
   // Every client's thread ends once its connection is closed.
   for (;;) {

@@ -35,23 +35,32 @@ StdioServer::StdioServer(std::shared_ptr<const protocol::Binder> binder,
 
 int StdioServer::run() {
   // Detached: it may still wait in sigwait when the process exits, so it
-  // holds what it touches itself.
-  std::thread([stop = stop_requested_, logger = logger_] {
+  // holds what it touches itself. Closing the connection cancels a running
+  // load instead of waiting for it, as socket mode does.
+  std::thread([state = state_, logger = logger_] {
     const sigset_t signals = stop_signals();
     int signal = 0;
     if (sigwait(&signals, &signal) == 0) {
       logger->info(std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
-      *stop = true;
+      state->stop_requested = true;
+      std::lock_guard lock(state->mutex);
+      if (state->connection) state->connection->close();
     }
   }).detach();
   int code;
   {
     Connection connection(binder_, session_options_,
-                          std::make_unique<StdioStream>(*stop_requested_),
+                          std::make_unique<StdioStream>(state_->stop_requested),
                           /*finish_work_at_eof=*/true);
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->connection = &connection;
+    }
     code = connection.run();
+    std::lock_guard lock(state_->mutex);
+    state_->connection = nullptr;
   }
-  return *stop_requested_ ? 0 : code;
+  return state_->stop_requested ? 0 : code;
 }
 
 }  // namespace heapleak::daemon

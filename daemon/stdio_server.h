@@ -1,17 +1,21 @@
 // heapleakd --stdio: one client on stdin/stdout (what editors spawn). A
 // thread waits for SIGTERM/SIGINT with sigwait, so no work happens in a
 // signal handler; a signal or stopDaemon ends the read loop and the process
-// exits 0, while the client's own `exit` keeps LSP's exit code.
+// exits 0, while the client's own `exit` keeps LSP's exit code. A signal
+// also closes the connection, which cancels its running work (a load).
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 #include "protocol/binder.h"
 #include "protocol/logger.h"
 #include "protocol/session.h"
 
 namespace heapleak::daemon {
+
+class Connection;
 
 // sigwait needs SIGTERM/SIGINT blocked in every thread: call this before
 // any thread (the worker pools included) starts.
@@ -26,14 +30,21 @@ class StdioServer {
   // process exit code.
   int run();
   // Thread-safe; the read loop ends within a fifth of a second.
-  void stop() { *stop_requested_ = true; }
+  void stop() { state_->stop_requested = true; }
 
  private:
+  // Shared with the detached signal thread, which may outlive the server:
+  // the stop flag, and the connection while it runs, for the signal to close.
+  struct State {
+    std::atomic<bool> stop_requested{false};
+    std::mutex mutex;
+    daemon::Connection* connection = nullptr;
+  };
+
   std::shared_ptr<const protocol::Binder> binder_;
   protocol::SessionOptions session_options_;
   std::shared_ptr<protocol::Logger> logger_;
-  // Shared with the detached signal thread, which may outlive the server.
-  std::shared_ptr<std::atomic<bool>> stop_requested_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
 }  // namespace heapleak::daemon

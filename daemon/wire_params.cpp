@@ -1,13 +1,36 @@
 #include "daemon/wire_params.h"
 
+#include "daemon/heap_store.h"
+#include "protocol/error.h"
 #include "protocol/params.h"
 
 namespace heapleak::daemon {
 using protocol::FieldReader;
 
+namespace {
+// A C string ends at NUL: the file opened would not be the path the reply shows.
+void refuse_nul(const std::string& text, const char* field) {
+  if (text.find('\0') != std::string::npos) {
+    throw protocol::RpcException(
+        protocol::invalid_params(std::string("params.") + field + ": contains a NUL byte"));
+  }
+}
+}  // namespace
+
 LoadHeapParams tag_invoke(boost::json::value_to_tag<LoadHeapParams>, const boost::json::value& v) {
   FieldReader r(v);
-  return {r.required<std::string>("path"), r.optional<std::string>("name")};
+  LoadHeapParams p{r.required<std::string>("path"), r.optional<std::string>("name")};
+  refuse_nul(p.path, "path");
+  if (p.name) {
+    refuse_nul(*p.name, "name");
+    // Ids are looked up before names: a name "h2" would be shadowed by heap h2.
+    if (HeapStore::looks_like_id(*p.name)) {
+      throw protocol::RpcException(
+          protocol::invalid_params("params.name: \"" + *p.name +
+                                   "\" looks like a heap id (h<number>); choose another name"));
+    }
+  }
+  return p;
 }
 
 HeapParams tag_invoke(boost::json::value_to_tag<HeapParams>, const boost::json::value& v) {

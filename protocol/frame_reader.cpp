@@ -194,6 +194,11 @@ std::optional<FrameEvent> FrameReader::next() {
         continue;
       }
 
+      case State::kSkipHeaders: {
+        if (!skip_headers()) return std::nullopt;  // needs more bytes
+        continue;
+      }
+
       case State::kHeaders: {
         if (auto event = read_headers()) return event;
         if (state_ == State::kHeaders) return std::nullopt;  // needs more bytes
@@ -232,6 +237,18 @@ std::optional<FrameEvent> FrameReader::next() {
         // Resynchronise on the next "Content-Length:" anywhere or a '{'/'['
         // opening a line; keep a tail in case a marker straddles two feeds.
         std::size_t found = find_marker(pending);
+        if (scan_at_line_start_ && !pending.empty()) {
+          // Right after a header block a JSON line may start at once; unless a
+          // header follows on that line (then it is the start of a lying body).
+          if (pending[0] == '{' || pending[0] == '[') {
+            const std::size_t nl = pending.find('\n');
+            if (nl == std::string_view::npos && !eof_ &&
+                pending.size() <= options_.max_header_bytes)
+              return std::nullopt;  // decide once the line is whole
+            if (find_marker(pending.substr(0, nl)) == std::string_view::npos) found = 0;
+          }
+          scan_at_line_start_ = false;
+        }
         for (std::size_t i = 0; i + 1 < pending.size() && i < found; ++i) {
           if (pending[i] == '\n' && (pending[i + 1] == '{' || pending[i + 1] == '[')) {
             found = i + 1;
@@ -252,6 +269,55 @@ std::optional<FrameEvent> FrameReader::next() {
   }
 }
 
+bool FrameReader::skip_headers() {
+  while (true) {
+    const std::string_view pending = std::string_view(buffer_).substr(pos_);
+    const std::size_t nl = pending.find('\n', searched_);
+    if (nl == std::string_view::npos) {
+      searched_ = pending.size();
+      // One line over the limit by itself: no block end to find, scan instead.
+      if (pending.size() > options_.max_header_bytes) {
+        pos_ += 1;
+        state_ = State::kScan;
+        return true;
+      }
+      if (eof_) {
+        pos_ = buffer_.size();
+        state_ = State::kIdle;
+        return true;
+      }
+      return false;
+    }
+    const std::string_view line = strip_cr(pending.substr(0, nl));
+    searched_ = 0;
+    const std::size_t colon = line.find(':');
+    if (!line.empty() && (colon == std::string_view::npos || !is_token(line.substr(0, colon)))) {
+      state_ = State::kIdle;  // not a header any more: read it afresh
+      return true;
+    }
+    pos_ += nl + 1;
+    if (line.empty()) {
+      end_header_block();
+      return true;
+    }
+    if (iequals(line.substr(0, colon), kContentLengthName)) {
+      content_length_ = parse_length(trim(line.substr(colon + 1)));
+    }
+  }
+}
+
+void FrameReader::end_header_block() {
+  if (!content_length_) {
+    state_ = State::kIdle;
+  } else if (*content_length_ <= options_.max_skip_bytes) {
+    skip_remaining_ = *content_length_;
+    state_ = skip_remaining_ > 0 ? State::kSkipBody : State::kIdle;
+  } else {
+    state_ = State::kScan;
+    scan_at_line_start_ = true;
+  }
+}
+
 // Consumes header lines. Returns an event when the block ends in an error;
 // leaves state_ == kHeaders when it needs more bytes, otherwise moves on.
 std::optional<FrameEvent> FrameReader::read_headers() {
@@ -260,6 +326,14 @@ std::optional<FrameEvent> FrameReader::read_headers() {
     const std::size_t nl = pending.find('\n', searched_);
     if (nl == std::string_view::npos) {
       searched_ = pending.size();
+      if (header_bytes_ + pending.size() > options_.max_header_bytes &&
+          pending.size() <= options_.max_header_bytes) {
+        // The block is over the limit, not this line: read on to its end.
+        state_ = State::kSkipHeaders;
+        return FrameError{FrameErrorKind::kBadHeader, Framing::kContentLength,
+                          "header block longer than " + std::to_string(options_.max_header_bytes) +
+                              " bytes; its message is skipped"};
+      }
       if (header_bytes_ + pending.size() > options_.max_header_bytes) {
         pos_ += 1;  // step past this header's start, or the scan finds its marker again at once
         state_ = State::kScan;
@@ -302,15 +376,24 @@ std::optional<FrameEvent> FrameReader::read_headers() {
                               limit + " bytes; message skipped"};
       }
       state_ = State::kScan;
+      scan_at_line_start_ = true;
       return FrameError{FrameErrorKind::kTooLarge, Framing::kContentLength,
                         "Content-Length " + std::to_string(length) + " is absurd (limit " + limit +
                             " bytes); resynchronising"};
     }
+    if (header_bytes_ > options_.max_header_bytes && nl + 1 > options_.max_header_bytes) {
+      state_ = State::kIdle;  // one long line, consumed; the next one starts fresh
+      return FrameError{FrameErrorKind::kBadHeader, Framing::kContentLength,
+                        "header line longer than " + std::to_string(options_.max_header_bytes) +
+                            " bytes; resynchronising"};
+    }
     if (header_bytes_ > options_.max_header_bytes) {
-      state_ = State::kIdle;  // the long line is consumed; the next one starts fresh
+      // Read on to the block's end without keeping it, then skip its body.
+      state_ = State::kSkipHeaders;
+      pos_ = line_start;
       return FrameError{FrameErrorKind::kBadHeader, Framing::kContentLength,
                         "header block longer than " + std::to_string(options_.max_header_bytes) +
-                            " bytes; resynchronising"};
+                            " bytes; its message is skipped"};
     }
 
     const std::size_t colon = line.find(':');

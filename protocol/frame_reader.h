@@ -63,10 +63,26 @@ class FrameReader {
 
   std::size_t buffered_bytes() const { return buffer_.size() - pos_; }
 
+  // Applies to messages not yet started (a session raises it after initialize).
+  void set_max_message_bytes(std::size_t bytes) { options_.max_message_bytes = bytes; }
+
  private:
-  enum class State { kIdle, kHeaders, kBody, kNdjsonLine, kSkipBody, kSkipLine, kScan };
+  enum class State {
+    kIdle,
+    kHeaders,
+    kBody,
+    kNdjsonLine,
+    kSkipBody,
+    kSkipLine,
+    kScan,
+    kSkipHeaders,  // the rest of a header block over the limit, then its body
+  };
 
   std::optional<FrameEvent> read_headers();
+  // Consumes the lines of an over-long header block, one at a time, to its
+  // end; then skips its body (by its Content-Length) so the next frame is read.
+  bool skip_headers();
+  void end_header_block();
   std::optional<FrameEvent> garbage(std::string_view detail);
   void start_headers();
   void compact();
@@ -77,7 +93,8 @@ class FrameReader {
   std::size_t searched_ = 0;  // bytes after pos_ already searched for '\n'
   State state_ = State::kIdle;
   bool eof_ = false;
-  bool in_garbage_ = false;  // report one error per run of garbage
+  bool in_garbage_ = false;          // report one error per run of garbage
+  bool scan_at_line_start_ = false;  // kScan begins right after a header block
   Framing last_framing_ = Framing::kContentLength;
 
   // Header block being read.

@@ -1,5 +1,6 @@
 #include "protocol/session.h"
 
+#include <algorithm>
 #include <boost/json/serialize.hpp>
 #include <chrono>
 
@@ -37,6 +38,10 @@ Session::Session(std::shared_ptr<const Binder> binder, SessionOptions options, S
       cancels_(std::make_shared<CancelRegistry>()),
       reader_(options_.framing) {
   if (!binder_) binder_ = std::make_shared<Binder>();
+  if (options_.max_message_bytes_before_initialize != 0) {
+    reader_.set_max_message_bytes(
+        std::min(options_.max_message_bytes_before_initialize, options_.framing.max_message_bytes));
+  }
 }
 
 Session::~Session() { close(); }
@@ -204,6 +209,7 @@ void Session::handle_initialize(const Request& request, const Reply& reply) {
   result["serverInfo"] = std::move(server_info);
   result["capabilities"] = options_.capabilities;
   state_.store(SessionState::kRunning);
+  reader_.set_max_message_bytes(options_.framing.max_message_bytes);
   reply.result(std::move(result));
 }
 

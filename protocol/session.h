@@ -31,6 +31,10 @@ struct SessionOptions {
   std::string server_version;
   boost::json::object capabilities;  // returned verbatim by initialize
   FrameReaderOptions framing;
+  // Until initialize succeeds, messages over this size are refused (-32600,
+  // skipped unbuffered): a peer that has not authenticated gets no more room
+  // than an initialize needs. 0: framing.max_message_bytes throughout.
+  std::size_t max_message_bytes_before_initialize = 0;
   ProgressOptions progress;
   std::shared_ptr<Logger> logger;  // null: log nothing
   // The client's initialize params (clientInfo, ...), before the reply.

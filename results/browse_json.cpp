@@ -16,6 +16,7 @@ json::object object_json(const Heap& heap, ObjectIndex i) {
   auto text = read_record_text(heap, i);
   if (!text) {
     out["recordError"] = text.error().message;
+    out["recordErrorReason"] = reason_name(text.error().reason);  // dumpChanged, notReadable...
     return out;
   }
   boost::system::error_code error;

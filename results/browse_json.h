@@ -11,7 +11,7 @@
 namespace heapleak::results {
 
 // object_brief_json plus referencesCount, referrersCount, method, and the
-// record parsed (`record`) or why not (`recordError`, `recordText`).
+// record parsed (`record`) or why not (`recordError` with `recordErrorReason`, `recordText`).
 boost::json::object object_json(const Heap& heap, ObjectIndex i);
 // {address, total, offset, items: [brief...]}: edges[offset, offset + limit).
 boost::json::object edge_page_json(const Heap& heap, ObjectIndex i,

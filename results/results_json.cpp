@@ -1,6 +1,7 @@
 #include "results/results_json.h"
 
 #include "core/dominators.h"
+#include "core/load_warnings.h"
 #include "core/naming.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
@@ -25,6 +26,8 @@ json::object heap_summary_json(const Heap& heap) {
                                   {"reason", report.first_broken_reasons[k]}});
   }
   const std::size_t bytes = heap.bytes_used();
+  json::array warnings;
+  for (const auto& warning : load_warnings(report)) warnings.emplace_back(warning);
   return json::object{
       {"path", report.path},
       {"gzip", report.gzip},
@@ -44,6 +47,8 @@ json::object heap_summary_json(const Heap& heap) {
       {"residentBytes", bytes},
       {"bytesPerObject", heap.size() == 0 ? 0.0 : static_cast<double>(bytes) / heap.size()},
       {"loadSeconds", report.seconds},
+      {"truncated", looks_truncated(report)},
+      {"warnings", std::move(warnings)},
   };
 }
 

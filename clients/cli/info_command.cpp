@@ -4,6 +4,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
+#include "core/load_warnings.h"
 #include "results/results_json.h"
 
 namespace heapleak::cli {
@@ -29,6 +30,9 @@ int run_info(const std::vector<std::string>& argv) {
   auto heap = load_or_report(args.positional[0], {}, exit_code);
   if (!heap) return exit_code;
   const auto summary = heap_summary_json(*heap);
+  // A dump cut short still loads: say so loudly, on stderr, in both formats.
+  for (const auto& warning : load_warnings(heap->report()))
+    std::cerr << "heapleak: warning: " << warning << "\n";
   std::string text;
   if (args.has("--json")) {
     text = to_json_text(summary);

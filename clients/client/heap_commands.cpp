@@ -27,6 +27,14 @@ int run_load(CommandContext& ctx) {
                 {"memory", human_bytes(static_cast<double>(num(result, "residentBytes")))},
                 {"loaded in", std::to_string(real(result, "loadSeconds")).substr(0, 5) + " s"},
                 {"traced", flag(result, "traced") ? "yes (allocation sites known)" : "no"}});
+  // A dump cut short loads with a `truncated` warning: show every warning.
+  if (const json::value* warnings = result.as_object().if_contains("warnings");
+      warnings && warnings->is_array()) {
+    for (const auto& warning : warnings->as_array()) {
+      if (warning.is_string())
+        std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
+    }
+  }
   if (const std::uint64_t broken = num(result, "brokenLines"); broken > 0) {
     std::cerr << "heapleak-client: warning: skipped " << grouped(broken) << " unreadable lines of "
               << str(result, "path") << "\n";

@@ -125,7 +125,7 @@ TEST_CASE("files that are not heap dumps get a clear error", "[loader]") {
   }
 }
 
-TEST_CASE("corrupt and truncated gzip are errors, not crashes", "[loader]") {
+TEST_CASE("corrupt gzip is an error, truncated gzip a warning, never a crash", "[loader]") {
   std::string text;
   for (int k = 0; k < 2000; ++k)
     text += object_line({"0x" + std::to_string(1000 + k), "STRING"}) + "\n";
@@ -136,10 +136,13 @@ TEST_CASE("corrupt and truncated gzip are errors, not crashes", "[loader]") {
     bytes.assign(std::istreambuf_iterator<char>(in), {});
   }
   SECTION("cut mid-stream") {
+    // Changed on purpose (diagnosis item 5): a cut dump loads what it holds,
+    // flagged truncated, like a cut plain dump (load_limits_test.cpp).
     TempFile cut(bytes.substr(0, bytes.size() / 2));
     auto r = load_heap(cut.path());
-    REQUIRE_FALSE(r);
-    CHECK(r.error().reason == ErrorReason::kCorruptInput);
+    REQUIRE(r);
+    CHECK((*r)->report().gzip_truncated);
+    CHECK((*r)->size() < 2000);
   }
   SECTION("bad CRC") {
     std::string bad = bytes;

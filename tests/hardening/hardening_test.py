@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hl import (SLOW, WAIT, Daemon, Peer, Skip, TestFailure, check, error_of, expect_error, frame,  # noqa: E402
@@ -149,8 +150,15 @@ def file_binary(ctx):
 
 @test
 def gzip_truncated(ctx):
+    # Changed on purpose (diagnosis item 5): a cut gzip loads what it holds,
+    # with a loud `truncated` warning, like a cut plain dump.
     gz = gzip.compress(b"".join(some_lines(ctx, 17000)))
-    bad_file(ctx, write(ctx, "cut.json.gz", gz[: len(gz) // 2]), "corruptInput")
+
+    def flagged(p, result):
+        check(result.get("truncated") is True, f"a cut gzip must be flagged truncated: {result}")
+        check(any(w.startswith("truncated: ") for w in result.get("warnings", [])), f"no truncated warning: {result}")
+        check(0 < result.get("objects", 0) < 17000, f"a cut gzip holds part of the objects: {result}")
+    bad_file(ctx, write(ctx, "cut.json.gz", gz[: len(gz) // 2]), None, may_load=True, on_result=flagged)
     bad_file(ctx, write(ctx, "header-only.json.gz", gz[:12]), "corruptInput")
 
 
@@ -916,6 +924,31 @@ def sigterm_during_load(ctx):
 
 
 @test
+def stdio_sigterm_cancels_load(ctx):
+    # Issue 13, item 4: with --stdio, SIGTERM cancels a running load as socket
+    # mode does, instead of waiting for it to finish.
+    path = big_dump(ctx, copies=24)
+    with Daemon(ctx) as d:
+        d.peer.initialize()
+        t = time.monotonic()
+        check("result" in load(d.peer, path), "the big dump loads")
+        whole = time.monotonic() - t
+    if whole < 0.6:
+        raise Skip(f"the load takes only {whole:.2f} s: too fast to tell waiting from cancelling")
+    with Daemon(ctx) as d:
+        d.peer.initialize()
+        d.peer.request("loadHeap", {"path": path, "workDoneToken": "t"})
+        wait_progress(d.peer, "t")
+        t = time.monotonic()
+        d.proc.send_signal(signal.SIGTERM)
+        code = d.wait(WAIT * SLOW)
+        took = time.monotonic() - t
+        check(code == 0, f"stdio: SIGTERM during a load: exit {code}, expected 0")
+        check(took < whole / 2, f"stdio: SIGTERM took {took:.2f} s of a {whole:.2f} s load: it waited instead of cancelling")
+        print(f"stdio SIGTERM to exit: {took:.2f} s (a whole load: {whole:.2f} s)")
+
+
+@test
 def max_memory(ctx):
     dumps = gen_dumps(ctx)
     # A budget that admits A (estimate: half the file + 16 MiB) but not A and B together.
@@ -1042,6 +1075,305 @@ def concurrent_16_clients(ctx):
         check(not errors, "\n".join(errors[:20]))
         check(sum(counts) == per * clients, f"answered {sum(counts)} of {per * clients}")
         check(len(heaps) == 4, f"heaps lost: {heaps}")
+
+
+# ---------------------------------------------------------------- round 2 (issue 13)
+def vm_hwm_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+@test
+def file_fifo_and_device(ctx):
+    # A FIFO with no writer: opening it blocks, so it must be refused from a
+    # stat, and the connection must keep answering. /dev/zero never ends.
+    fifo = os.path.join(ctx.work, "dump.fifo")
+    os.mkfifo(fifo)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        for path in (fifo, "/dev/zero"):
+            started = time.monotonic()
+            r = p.call("loadHeap", {"path": path}, timeout=10)
+            err = expect_error(r, DOMAIN, "notReadable", f"loadHeap {path}")
+            check(time.monotonic() - started < 5, f"loadHeap {path} took {time.monotonic() - started:.1f} s")
+            check("regular file" in err["message"], f"the refusal should say why: {err['message']}")
+            p.list_heaps(timeout=5)
+    for path in (fifo, "/dev/zero"):
+        try:
+            r = subprocess.run([ctx.cli, "info", path], capture_output=True, timeout=10)
+        except subprocess.TimeoutExpired:
+            raise TestFailure(f"heapleak info {path} hung")
+        check(r.returncode == 3 and r.stderr.strip(), f"heapleak info {path}: exit {r.returncode} {r.stderr[-300:]!r}")
+
+
+def zero_gzip(path, mib):
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)
+    chunk = b"\0" * (1 << 20)
+    with open(path, "wb") as f:
+        for _ in range(mib):
+            f.write(z.compress(chunk))
+        f.write(z.flush())
+
+
+@test
+def gzip_endless_line(ctx):
+    # 512 MiB of NUL bytes gzipped to ~2 MB: one endless line. It must end as
+    # notAHeapDump within seconds, without buffering the line.
+    path = os.path.join(ctx.work, "zeros.json.gz")
+    zero_gzip(path, 512)
+    with Daemon(ctx, args=["--max-memory", "256M"]) as d:
+        p = d.peer
+        p.initialize()
+        started = time.monotonic()
+        r = p.call("loadHeap", {"path": path}, timeout=60 * SLOW)
+        seconds = time.monotonic() - started
+        # Refused either way: no heap record, or the stream outgrew the budget.
+        expect_error(r, DOMAIN, ["notAHeapDump", "overBudget"], "an endless line")
+        check(seconds < 30 * SLOW, f"an endless line took {seconds:.1f} s")
+        hwm = vm_hwm_mb(d.proc.pid)
+        check(hwm < 256, f"an endless line made the daemon peak at {hwm} MB")
+        check(p.call("listHeaps", {})["result"]["usedBytes"] == 0, "the failed load left a reservation")
+
+
+@test
+def max_memory_high_ratio_gzip(ctx):
+    # ~22x compression, past the admission estimate's 8x: admitted, then
+    # stopped with overBudget as it grows, everything released.
+    path = os.path.join(ctx.work, "ratio.json.gz")
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(path, "wb") as f:
+        f.write(z.compress(b'{"type":"ROOT", "root":"vm", "references":["0x7f0000001000"]}\n'))
+        for base in range(0, 1500000, 100000):
+            f.write(z.compress(b"".join(
+                b'{"address":"0x7f%010x", "type":"OBJECT", "class":"0x7f0000000008", "references":["0x7f%010x"], "memsize":40}\n'
+                % (0x1000 + i * 40, 0x1000 + (i + 1) * 40) for i in range(base, base + 100000))))
+        f.write(z.flush())
+    with Daemon(ctx, args=["--max-memory", "72M"]) as d:
+        p = d.peer
+        p.initialize()
+        r = load(p, path)
+        used = p.call("listHeaps", {})["result"]
+        check(used["usedBytes"] <= used["maxBytes"], f"loaded past the budget: {used}")
+        err = expect_error(r, DOMAIN, "overBudget", "a 22x gzip under 72M")
+        check("--max-memory" in err["message"], f"the refusal should say what to do: {err['message']}")
+        check(used["usedBytes"] == 0 and used["loading"] == [], f"the failed load was not released: {used}")
+
+
+@test
+def file_cut_plain_warns(ctx):
+    # A plain dump cut at 60% loads what it holds, flagged on every surface.
+    dumps = gen_dumps(ctx)
+    data = open(os.path.join(dumps, "B.json"), "rb").read()
+    cut = write(ctx, "B-cut.json", data[: len(data) * 6 // 10])
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        r = load(p, cut)
+        check("result" in r, f"a cut dump should load: {str(r)[:300]}")
+        res = r["result"]
+        check(res.get("truncated") is True, f"not flagged truncated: {res}")
+        check(any(w.startswith("truncated: ") for w in res.get("warnings", [])), f"no truncated warning: {res}")
+        a = load(p, os.path.join(dumps, "A.json"))["result"]["heap"]
+        s = p.call("stats", {"baseline": a, "target": res["heap"]}, timeout=WAIT * SLOW)
+        check(any("truncated" in w for w in s["result"]["warnings"]), f"stats does not warn: {s['result']['warnings']}")
+        whole = load(p, os.path.join(dumps, "C.json"))["result"]
+        check(whole.get("truncated") is False and whole.get("warnings") == [], f"a whole dump warned: {whole}")
+    r = subprocess.run([ctx.cli, "stats", os.path.join(dumps, "A.json"), cut], capture_output=True, timeout=60 * SLOW)
+    check(r.returncode in (0, 1) and b"truncated" in r.stderr, f"heapleak stats on a cut dump: {r.returncode} {r.stderr[-500:]!r}")
+    r = subprocess.run([ctx.cli, "info", cut], capture_output=True, timeout=60 * SLOW)
+    check(r.returncode == 0 and b"warning: truncated" in r.stderr, f"heapleak info on a cut dump: {r.returncode} {r.stderr[-500:]!r}")
+
+
+@test
+def load_params_nul_and_id_names(ctx):
+    dumps = gen_dumps(ctx)
+    a = os.path.join(dumps, "A.json")
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        err = expect_error(p.call("loadHeap", {"path": a + "\0.ignored"}), -32602, None, "a NUL in the path")
+        check("NUL" in err["message"], f"say why: {err}")
+        err = expect_error(p.call("loadHeap", {"path": a, "name": "h2"}), -32602, None, "a name shaped like an id")
+        check("h2" in err["message"], f"say which: {err}")
+        check(p.list_heaps() == [], "nothing may load")
+        # A file named like an id gets a suffixed name.
+        link = os.path.join(ctx.work, "h3")
+        os.symlink(a, link)
+        r = load(p, link)["result"]
+        check(r["name"] != "h3" and r["heap"] != r["name"], f"a file named h3 took an id-shaped name: {r}")
+
+
+@test
+def object_after_rewrite(ctx):
+    dumps = gen_dumps(ctx)
+    path = write(ctx, "A-copy.json", open(os.path.join(dumps, "A.json"), "rb").read())
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        h = load(p, path)["result"]["heap"]
+        addr = leaked(dumps, 1)[0]
+        check("result" in p.call("object", {"heap": h, "address": addr}), "object before the rewrite")
+        data = open(path, "rb").read()
+        # Same size, other records: swap two lines' worth of bytes around.
+        half = len(data) // 2
+        newline = data.index(b"\n", half) + 1
+        tmp = path + ".new"
+        with open(tmp, "wb") as f:
+            f.write(data[newline:] + data[:newline])
+        os.replace(tmp, path)
+        r = p.call("object", {"heap": h, "address": addr})["result"]
+        check("record" not in r, f"a record read from the rewritten dump: {str(r)[:400]}")
+        check(r.get("recordErrorReason") == "dumpChanged" and "changed" in r.get("recordError", ""),
+              f"object should say the dump changed: {str(r)[:400]}")
+
+
+@test
+def options_size_overflow(ctx):
+    # 17179869184G is 2^64 bytes: it wrapped to 0 (no budget); one more to 1 GiB.
+    for size in ("17179869184G", "17179869185G", "99999999999999999999"):
+        r = subprocess.run([ctx.daemon, "--stdio", "--max-memory", size], input=b"",
+                           capture_output=True, timeout=10)
+        check(r.returncode != 0 and b"--max-memory" in r.stderr,
+              f"--max-memory {size}: exit {r.returncode}, {r.stderr[-300:]!r}")
+
+
+@test
+def tcp_ipv6_loopback_and_token_mode(ctx):
+    # The docs list ::1; it is written tcp:[::1]:PORT. A token file others
+    # can read is accepted with a warning.
+    if not socket.has_ipv6:
+        raise Skip("no IPv6")
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+            port = probe.getsockname()[1]
+    except OSError:
+        raise Skip("no IPv6 loopback")
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token6", token.encode() + b"\n")
+    os.chmod(tfile, 0o644)
+    log_path = os.path.join(ctx.work, "tcp6.log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:[::1]:{port}", "--token-file", tfile, "--log=info"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                s = socket.create_connection(("::1", port), timeout=WAIT)
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None,
+                      f"no TCP [::1] listener: {open(log_path).read()[-500:]}")
+                time.sleep(0.05)
+        s.setblocking(False)
+        p = Peer(s.fileno(), s.fileno(), on_dead=lambda: proc.poll() is not None)
+        p.initialize({"token": token})
+        check(p.list_heaps() == [], "listHeaps over [::1]")
+        s.close()
+        text = open(log_path, errors="replace").read()
+        check("0644" in text and "token" in text, f"no warning about a world-readable token file: {text[-500:]}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@test
+def tcp_unauthenticated_message_limit(ctx):
+    # Before the token, a connection may not make the daemon buffer 256 MiB:
+    # a 100 MB announced length is refused at once, before its body is sent.
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token-limit", token.encode() + b"\n")
+    os.chmod(tfile, 0o600)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log_path = os.path.join(ctx.work, "tcp-limit.log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None, "TCP daemon never listened")
+                time.sleep(0.05)
+        s.sendall(b"Content-Length: 100000000\r\n\r\n" + b"{" * 65536)
+        s.setblocking(False)
+        p = Peer(s.fileno(), s.fileno(), on_dead=lambda: proc.poll() is not None)
+        m = p.read_message(timeout=5)
+        check(m.get("error", {}).get("code") == -32600, f"a 100 MB message before initialize: {str(m)[:300]}")
+        s.close()
+        # An authenticated client still sends big messages.
+        g = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        g.setblocking(False)
+        gp = Peer(g.fileno(), g.fileno(), on_dead=lambda: proc.poll() is not None)
+        gp.initialize({"token": token})
+        r = gp.call("listHeaps", {"padding": "x" * (1 << 20)})
+        check("result" in r or error_of(r)["code"] == -32602, f"a 1 MiB message after initialize: {str(r)[:300]}")
+        g.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@test
+def tcp_idle_strangers(ctx):
+    # 64 idle connections without the token must not lock the token holder
+    # out, and a connection that never authenticates is closed (10 s deadline).
+    token = "hardening-token-" + os.urandom(8).hex()
+    tfile = write(ctx, "token-idle", token.encode() + b"\n")
+    os.chmod(tfile, 0o600)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log_path = os.path.join(ctx.work, "tcp-idle.log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    idle = []
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                idle.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None, "TCP daemon never listened")
+                time.sleep(0.05)
+        started = time.monotonic()
+        for _ in range(63):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
+        time.sleep(0.5)
+        g = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        g.setblocking(False)
+        gp = Peer(g.fileno(), g.fileno(), on_dead=lambda: proc.poll() is not None)
+        gp.initialize({"token": token})
+        check(gp.list_heaps(timeout=5) == [], "the token holder is served beside 64 idle strangers")
+        # Strangers past the cap of 8 were closed to make room (the oldest
+        # first); the last ones are closed by the 10 s deadline.
+        for which, s in (("the first", idle[0]), ("the last", idle[-1])):
+            s.settimeout(20)
+            try:
+                got = s.recv(100)
+            except (ConnectionResetError, socket.timeout) as e:
+                got = e
+            check(got == b"" or isinstance(got, ConnectionResetError), f"{which} idle stranger was not closed: {got!r}")
+        waited = time.monotonic() - started
+        check(8 < waited < 16, f"the last idle stranger was closed after {waited:.1f} s, not at the 10 s deadline")
+        g.close()
+    finally:
+        for s in idle:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 # ---------------------------------------------------------------- access

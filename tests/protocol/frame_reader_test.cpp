@@ -257,3 +257,40 @@ TEST_CASE("an empty body is a frame (the parser rejects it later)", "[frame_read
   CHECK(frame(events[0]).payload.empty());
   CHECK(frame(events[1]).payload == kA);
 }
+
+TEST_CASE("after an absurd Content-Length, the message right after the blank line is read",
+          "[frame_reader]") {
+  // Issue 13, item 8: the scan looked for a '{' after a newline only, so a
+  // JSON line starting right after the header block was lost.
+  for (const std::string& next : {kA + "\n", cl(kA)}) {
+    const std::string input = "Content-Length: 5000000000\r\n\r\n" + next + cl(kB);
+    for (std::size_t cut = 0; cut <= input.size(); cut += 5) {
+      INFO("split at " << cut << " of " << input);
+      auto events = read_split(input, {cut});
+      REQUIRE(events.size() == 3);
+      CHECK(error(events[0]).kind == FrameErrorKind::kTooLarge);
+      CHECK(frame(events[1]).payload == kA);
+      CHECK(frame(events[2]).payload == kB);
+    }
+  }
+}
+
+TEST_CASE("a header block over the limit skips its body and reads the next frame",
+          "[frame_reader]") {
+  // Issue 13, item 8: the lines after the limit were read as a new block, so
+  // the body became garbage and swallowed the next frame's header.
+  FrameReaderOptions options;
+  options.max_header_bytes = 256;
+  std::string headers;
+  for (int k = 0; k < 40; ++k) headers += "X-Padding-" + std::to_string(k) + ": 0123456789\r\n";
+  const std::string input =
+      headers + "Content-Length: " + std::to_string(kB.size()) + "\r\n\r\n" + kB + cl(kC) + kA;
+  for (std::size_t cut = 0; cut <= input.size(); cut += 7) {
+    INFO("split at " << cut);
+    auto events = read_split(input, {cut}, options);
+    REQUIRE(events.size() == 3);
+    CHECK(error(events[0]).kind == FrameErrorKind::kBadHeader);
+    CHECK(frame(events[1]).payload == kC);
+    CHECK(frame(events[2]).payload == kA);
+  }
+}

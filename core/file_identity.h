@@ -1,0 +1,26 @@
+// Which file a heap was read from, as it was then (device, inode, mtime,
+// size): a dump rewritten since, even at the same size, has another identity,
+// so records are never read back from a different file than was loaded.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+
+namespace heapleak {
+
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::int64_t mtime_ns = 0;
+  std::uint64_t size = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+FileIdentity identity_of(const struct stat& info);
+
+// The identity of `path` now (following symlinks); false when it cannot be stat'ed.
+bool file_identity(const std::string& path, FileIdentity& out);
+
+}  // namespace heapleak

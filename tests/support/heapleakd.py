@@ -228,7 +228,11 @@ class Daemon:
         self.sockets = []
         self.socket_path = None
         pipe = subprocess.PIPE if stdio else subprocess.DEVNULL
-        self.proc = subprocess.Popen(argv, stdin=pipe, stdout=pipe, stderr=self.log, cwd=cwd)
+        try:
+            self.proc = subprocess.Popen(argv, stdin=pipe, stdout=pipe, stderr=self.log, cwd=cwd)
+        except OSError:
+            self.log.close()
+            raise
 
     def __enter__(self):
         return self

@@ -30,16 +30,17 @@ class Client(heapleakd.Peer):
     """A JSON-RPC client on one connection (Content-Length framing)."""
 
     def __init__(self, address):
-        peer = heapleakd.connect(address)
-        self.__dict__.update(peer.__dict__)
+        sock = heapleakd.open_socket(address)
+        super().__init__(sock.fileno(), sock.fileno())
+        self.sock = sock
 
     def reply(self, id, timeout=WAIT, notifications=None):
         """Reads until the response to `id`; notifications go to the given list."""
         try:
             return self.response(id, timeout, notifications)
-        except TestFailure as e:
+        except TestFailure:
             check(not self.closed, f"connection closed while waiting for the reply to {id}")
-            raise e
+            raise
 
     def initialize(self, options=None):
         return super().initialize(options, "socket_test")

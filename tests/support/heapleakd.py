@@ -153,7 +153,7 @@ class Peer:
             if not self._fill(deadline):
                 if self.eof:
                     return None
-                raise TestFailure(f"no message within {timeout:.0f} s")
+                raise TestFailure(f"no message within {timeout:g} s")
 
     def read_message(self, timeout=WAIT):
         """The next message (response or notification); raises on timeout or EOF."""
@@ -194,16 +194,13 @@ class Peer:
         return self.result("initialize", params)
 
 
-def connect(address, on_dead=None, peer_class=Peer):
-    """A peer on a new connection: address is a unix socket path or (host, port)."""
-    family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
-    s = socket.socket(family, socket.SOCK_STREAM)
+def open_socket(address):
+    """A connected non-blocking socket: address is a unix socket path or (host, port)."""
+    s = socket.socket(socket.AF_UNIX if isinstance(address, str) else socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(WAIT)
     s.connect(address)
     s.setblocking(False)
-    peer = peer_class(s.fileno(), s.fileno(), on_dead)
-    peer.sock = s
-    return peer
+    return s
 
 
 def free_tcp_port():
@@ -313,8 +310,10 @@ class Daemon:
         wait_until(ready, timeout, f"heapleakd to accept on {address}")
 
     def connect(self, address=None):
-        peer = connect(address or self.socket_path, lambda: not self.alive(), self.Peer)
-        self.sockets.append(peer.sock)
+        s = open_socket(address or self.socket_path)
+        self.sockets.append(s)
+        peer = self.Peer(s.fileno(), s.fileno(), lambda: not self.alive())
+        peer.sock = s
         return peer
 
 

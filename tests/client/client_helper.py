@@ -1,6 +1,7 @@
 """Shared setup of the heapleak-client tests: arguments, a private socket in a
 temp dir, running the client with bounded waits, and killing every daemon a
-test started (by pid) when the test ends, pass or fail."""
+test started (by pid) when the test ends, pass or fail. The client starts
+heapleakd itself; process checks come from tests/support/heapleakd.py."""
 import atexit
 import json
 import os
@@ -10,7 +11,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
+import time  # noqa: F401  (the tests use it through "from client_helper import *")
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from heapleakd import pid_alive as alive, wait_gone  # noqa: E402,F401
 
 CLIENT, HEAPLEAKD, SOURCE, WORK = [os.path.abspath(a) for a in sys.argv[1:5]]
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures")
@@ -71,27 +76,6 @@ def json_of(result):
         return json.loads(result.stdout)
     except ValueError:
         fail("not JSON: %r\n%s" % (result.stdout[:500], result.stderr))
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie child of ours counts as gone
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
-
-
-def wait_gone(pid, seconds):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def cleanup():

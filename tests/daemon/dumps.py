@@ -1,40 +1,19 @@
-# Test dumps generated once per build dir and shared by the daemon tests and
-# the transcript runner: a ~20 MB class_cache scenario (tests/gen/leakgen.rb)
-# and a ~160 MB file that is eight copies of its B dump (for cancellation and
-# progress: big enough that a load is still running when a cancel arrives).
-# A file lock keeps parallel ctest runs from generating twice.
-import fcntl
+# Test dumps shared by the daemon tests and the transcript runner, generated
+# once per build dir by the harness (tests/support/heapleakd.py): a ~20 MB
+# class_cache scenario (tests/gen/leakgen.rb) and a ~160 MB file of eight
+# copies of its B dump (big enough that a load still runs when a cancel comes).
 import os
-import shutil
-import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import heapleakd  # noqa: E402
 
 BIG_COPIES = 8
 
 
-def _locked(work, build):
-    os.makedirs(work, exist_ok=True)
-    with open(os.path.join(work, ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return build()
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def small_dir(work, gen):
     """Directory with A.json, B.json, C.json and truth.json (class_cache small)."""
-    out = os.path.join(work, "cc_small")
-
-    def build():
-        if not os.path.exists(os.path.join(out, "truth.json")):
-            tmp = out + ".tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            subprocess.run(["nice", "ruby", gen, "class_cache", "small", tmp], check=True,
-                           stdout=subprocess.DEVNULL, timeout=600)
-            shutil.rmtree(out, ignore_errors=True)
-            os.rename(tmp, out)
-        return out
-    return _locked(work, build)
+    return heapleakd.leakgen(work, gen)
 
 
 def small_dump(work, gen):
@@ -42,15 +21,6 @@ def small_dump(work, gen):
 
 
 def big_dump(work, gen):
-    source = small_dump(work, gen)
-    out = os.path.join(work, "big.json")
-
-    def build():
-        if not os.path.exists(out):
-            with open(out + ".tmp", "wb") as dst:
-                for _ in range(BIG_COPIES):
-                    with open(source, "rb") as src:
-                        shutil.copyfileobj(src, dst, 1 << 20)
-            os.rename(out + ".tmp", out)
-        return out
-    return _locked(work, build)
+    # Beside its source, so a regenerated small dump never meets an old copy.
+    small = small_dir(work, gen)
+    return heapleakd.concatenated(os.path.join(small, "B.json"), os.path.join(small, "big.json"), BIG_COPIES)

@@ -17,11 +17,13 @@ import threading
 import time
 import queue
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "support"), os.path.join(HERE, "..", "daemon")]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-import dumps  # noqa: E402  (shared dump generator, tests/daemon/dumps.py)
+import dumps  # noqa: E402  (shared generated dumps, tests/daemon/dumps.py)
+import heapleakd  # noqa: E402  (the test harness, tests/support/heapleakd.py)
 
-DEFAULT_TIMEOUT = 30.0
+DEFAULT_TIMEOUT = 30.0 * heapleakd.SLOW  # TIMEOUT lines are scaled the same way
 
 
 class Failure(Exception):
@@ -113,13 +115,6 @@ def short(value, limit=300):
 
 # ---------------------------------------------------------------- wire
 
-def frame(payload, framing):
-    data = payload.encode()
-    if framing == "ndjson":
-        return data + b"\n"
-    return b"Content-Length: %d\r\n\r\n" % len(data) + data
-
-
 class Reader(threading.Thread):
     """Splits the daemon's stdout into messages: (framing, parsed JSON or an error string)."""
 
@@ -146,25 +141,14 @@ class Reader(threading.Thread):
 
     @staticmethod
     def split(buf):
-        stripped = buf.lstrip(b"\r\n")
-        if not stripped:
-            return stripped, None
-        if stripped[:1] in (b"{", b"["):
-            nl = stripped.find(b"\n")
-            if nl < 0:
-                return stripped, None
-            return stripped[nl + 1:], ("ndjson", Reader.parse(stripped[:nl]))
-        end = stripped.find(b"\r\n\r\n")
-        if end < 0:
-            return stripped, None
-        m = re.search(rb"(?i)content-length:\s*(\d+)", stripped[:end])
-        if not m:
-            return b"", ("junk", f"stdout is not a frame: {stripped[:200]!r}")
-        length = int(m.group(1))
-        if len(stripped) < end + 4 + length:
-            return stripped, None
-        body = stripped[end + 4:end + 4 + length]
-        return stripped[end + 4 + length:], ("content-length", Reader.parse(body))
+        try:
+            whole = heapleakd.split_frame(buf)
+        except ValueError:
+            return b"", ("junk", f"stdout is not a frame: {buf.lstrip()[:200]!r}")
+        if whole is None:
+            return buf, None
+        rest, framing, body = whole
+        return rest, (framing, Reader.parse(body))
 
     @staticmethod
     def parse(body):
@@ -213,10 +197,9 @@ class Transcript:
 
     def start(self, extra):
         argv = [self.args.daemon] + (shlex.split(extra) if extra else ["--stdio", "--sync"])
-        self.stderr = open(self.stderr_path, "wb")
         # The daemon runs in %T, so relative paths in a transcript name files there.
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                     cwd=self.tmp)
+        self.daemon = heapleakd.Daemon(argv, stdio=True, cwd=self.tmp, log_path=self.stderr_path)
+        self.proc = self.daemon.proc
         self.reader = Reader(self.proc.stdout)
         self.reader.start()
 
@@ -312,10 +295,7 @@ class Transcript:
                 self.step(lineno, op, arg)
             self.finish()
         finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-            self.stderr.close()
+            self.daemon.kill()
 
     def step(self, lineno, op, arg):
         if op in ("ARGS", "SH", "XFAIL"):
@@ -323,9 +303,9 @@ class Transcript:
         if op == "FRAMING":
             self.framing = arg.strip()
         elif op == "TIMEOUT":
-            self.timeout = float(arg)
+            self.timeout = float(arg) * heapleakd.SLOW
         elif op == "-->":
-            self.send(frame(json.dumps(json.loads(self.expand(arg))), self.framing))
+            self.send(heapleakd.frame(json.loads(self.expand(arg)), self.framing))
         elif op == "RAW":
             import ast
             self.send(ast.literal_eval(self.expand(arg)).encode())
@@ -417,7 +397,7 @@ def main():
     p.add_argument("--work", required=True, help="scratch dir for generated dumps")
     p.add_argument("tests", nargs="+", help=".test files or directories")
     args = p.parse_args()
-    args.daemon = os.path.abspath(args.daemon)
+    args.daemon, args.work = os.path.abspath(args.daemon), os.path.abspath(args.work)
     files = []
     for t in args.tests:
         files += sorted(os.path.join(t, f) for f in os.listdir(t) if f.endswith(".test")) if os.path.isdir(t) else [t]

@@ -31,7 +31,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 std::shared_ptr<const heapleak::Heap> load(const char* path, bool full) {
   heapleak::LoadOptions options;
-  options.build_edges = full;
+  options.mode = full ? heapleak::LoadMode::kFull : heapleak::LoadMode::kIdentityOnly;
   auto started = std::chrono::steady_clock::now();
   auto heap = heapleak::load_heap(path, options);
   if (!heap) {

@@ -100,7 +100,7 @@ void resolve_references(const AddressIndex& index, Column<Address>& refs) {
 
 }  // namespace
 
-HeapBuilder::HeapBuilder(bool full) : full_(full) {
+HeapBuilder::HeapBuilder(LoadMode mode) : full_(mode == LoadMode::kFull) {
   class_addresses_.push_back(0);
   ref_begin_.push_back(0);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/heap.h"
+#include "core/load_mode.h"
 #include "core/record_parser.h"
 
 namespace heapleak {
@@ -24,7 +25,7 @@ class HeapBuilder {
   // A full heap keeps references (both directions), record offsets and
   // allocation methods. Without them (`full` false) it still answers identity
   // questions, which is all the leak diff needs, at about half the memory.
-  explicit HeapBuilder(bool full);
+  explicit HeapBuilder(LoadMode mode);
 
   // Room for about this many objects and references, so the columns are
   // not copied as they grow (unused capacity is never touched, so not resident).

@@ -93,7 +93,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   report.gzip = (*source)->compressed();
   report.identity = (*source)->identity();
 
-  HeapBuilder builder(options.build_edges);
+  HeapBuilder builder(options.mode);
   {
     // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
     const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);
@@ -106,7 +106,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     // of fresh ones, and do not add to the peak.
     LinePipeline pipeline(std::move(*source), control.cancel, options.block_size,
                           options.max_line_bytes);
-    RecordParser parser(options.build_edges);
+    RecordParser parser(options.mode);
     if (!read_records(pipeline, parser, builder, report, control, non_blank_lines)) {
       return make_error(ErrorReason::kOverBudget,
                         path + ": the load outgrew the --max-memory budget after " +
@@ -121,7 +121,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     report.ends_mid_line = pipeline.ends_mid_line();
     report.gzip_truncated = pipeline.truncated();
     // Record offsets are only kept for full heaps; so are the access points.
-    if (options.build_edges) builder.set_gzip_index(pipeline.access_index());
+    if (options.mode == LoadMode::kFull) builder.set_gzip_index(pipeline.access_index());
   }
   if (builder.object_count() == 0 && report.root_records == 0 && report.shapes == 0) {
     if (report.gzip_truncated) {

@@ -12,13 +12,12 @@
 
 #include "core/error.h"
 #include "core/heap.h"
+#include "core/load_mode.h"
 
 namespace heapleak {
 
 struct LoadOptions {
-  // false: identity columns only, no references, record offsets or methods
-  // (the leak diff needs nothing more), at about half the memory.
-  bool build_edges = true;
+  LoadMode mode = LoadMode::kFull;
   std::size_t block_size = std::size_t{4} << 20;
   // A line longer than this (or a block, if larger) is counted broken and
   // skipped without being buffered. Ruby writes long lines for big strings

@@ -165,8 +165,8 @@ struct RecordParser::Impl {
   od::parser parser;
 };
 
-RecordParser::RecordParser(bool all_references)
-    : impl_(std::make_unique<Impl>()), all_references_(all_references) {}
+RecordParser::RecordParser(LoadMode mode)
+    : impl_(std::make_unique<Impl>()), all_references_(mode == LoadMode::kFull) {}
 RecordParser::~RecordParser() = default;
 
 void RecordParser::parse(const char* line, std::size_t length, std::size_t capacity,

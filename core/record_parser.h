@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/address.h"
+#include "core/load_mode.h"
 #include "core/object_type.h"
 
 namespace heapleak {
@@ -43,9 +44,9 @@ struct DumpRecord {
 
 class RecordParser {
  public:
-  // With `all_references` false an object keeps only its first reference
+  // In identity-only mode an object keeps only its first reference
   // (enough for identity); the rest of the list is skipped unparsed.
-  explicit RecordParser(bool all_references = true);
+  explicit RecordParser(LoadMode mode = LoadMode::kFull);
   ~RecordParser();
   RecordParser(const RecordParser&) = delete;
   RecordParser& operator=(const RecordParser&) = delete;
@@ -57,7 +58,7 @@ class RecordParser {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  bool all_references_;
+  bool all_references_;  // LoadMode::kFull
 };
 
 // A 32-bit fingerprint of a JSON token, never 0 (0 means "absent").

@@ -86,7 +86,8 @@ int run_explain(const std::vector<std::string>& argv) {
   const GroupBy group_by = group_by_option(args);
   // Only B needs references; A and C answer identity and growth questions.
   std::vector<LoadOptions> options(args.positional.size());
-  for (std::size_t k = 0; k < options.size(); ++k) options[k].build_edges = k == 1;
+  for (std::size_t k = 0; k < options.size(); ++k)
+    options[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
   int exit_code = kExitOk;
   const auto heaps = load_all_or_report(args.positional, options, exit_code);
   if (heaps.empty()) return exit_code;

@@ -74,7 +74,7 @@ int run_stats(const std::vector<std::string>& argv) {
 
   // The diff needs no references: load identity columns only, the dumps in parallel.
   LoadOptions identity_only;
-  identity_only.build_edges = false;
+  identity_only.mode = LoadMode::kIdentityOnly;
   int exit_code = kExitOk;
   const auto heaps = load_all_or_report(
       args.positional, std::vector(args.positional.size(), identity_only), exit_code);

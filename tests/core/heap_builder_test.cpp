@@ -93,7 +93,7 @@ TEST_CASE("roots name their categories; missing targets are counted", "[heap_bui
 
 TEST_CASE("without edges the heap keeps identity columns only", "[heap_builder]") {
   LoadOptions options;
-  options.build_edges = false;
+  options.mode = LoadMode::kIdentityOnly;
   auto heap = load_text(join_lines({object_line({"0x100", "ARRAY", "", {"0x200"}}),
                                     object_line({"0x200", "STRING"})}),
                         options);
@@ -175,7 +175,7 @@ TEST_CASE("container lengths survive the sort, also in identity-only loads", "[h
   });
   for (bool edges : {true, false}) {
     LoadOptions options;
-    options.build_edges = edges;
+    options.mode = edges ? LoadMode::kFull : LoadMode::kIdentityOnly;
     auto heap = load_text(text, options);
     CHECK(heap->length(index_of(*heap, "0x100")) == 2u);
     CHECK(heap->length(index_of(*heap, "0x300")) == 7u);

@@ -62,7 +62,7 @@ struct App {
 
 LeakClusters explain(const App& app, bool identity_only_a_c = true) {
   LoadOptions light;
-  light.build_edges = !identity_only_a_c;
+  light.mode = identity_only_a_c ? LoadMode::kIdentityOnly : LoadMode::kFull;
   auto a = load_text(app.dump(0), light);
   auto b = load_text(app.dump(1));
   auto c = load_text(app.dump(2), light);

@@ -60,7 +60,7 @@ TEST_CASE("one naming function gives the Ruby-facing name", "[naming]") {
 
 TEST_CASE("without references a singleton class has only its address", "[naming]") {
   LoadOptions options;
-  options.build_edges = false;
+  options.mode = LoadMode::kIdentityOnly;
   auto heap = load_text(heap_text(), options);
   CHECK(ruby_name(*heap, index_of(*heap, "0x11")) == "#<Class:0x11>");
   CHECK(ruby_name(*heap, index_of(*heap, "0x101")) == "StringIO");

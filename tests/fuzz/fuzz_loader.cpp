@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   MemfdFile file(bytes.data(), bytes.size());
 
   heapleak::LoadOptions options;
-  options.build_edges = (flags & 2) == 0;
+  options.mode = (flags & 2) == 0 ? heapleak::LoadMode::kFull : heapleak::LoadMode::kIdentityOnly;
   static constexpr std::size_t kBlocks[] = {16, 256, 4096, std::size_t{4} << 20};
   options.block_size = kBlocks[(flags >> 2) & 3];
   std::uint64_t last_done = 0;

@@ -35,8 +35,8 @@ void check(const heapleak::DumpRecord& record) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static heapleak::RecordParser all(true);
-  static heapleak::RecordParser first_only(false);
+  static heapleak::RecordParser all(heapleak::LoadMode::kFull);
+  static heapleak::RecordParser first_only(heapleak::LoadMode::kIdentityOnly);
   std::vector<char> buffer(size + 64, '\0');
   if (size) std::memcpy(buffer.data(), data, size);
   heapleak::DumpRecord record;
@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       validator.parse(buffer.data(), size, /*realloc_if_needed=*/true).error() ==
           simdjson::SUCCESS) {
     FUZZ_CHECK(record.kind == short_record.kind && record.address == short_record.address,
-               "all_references=true and =false disagree on the kind or address of a good line");
+               "full and identity-only modes disagree on the kind or address of a good line");
   }
   return 0;
 }

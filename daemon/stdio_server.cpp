@@ -1,7 +1,11 @@
 #include "daemon/stdio_server.h"
 
+#include <poll.h>
 #include <signal.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -17,6 +21,14 @@ sigset_t stop_signals() {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   return signals;
+}
+
+// True once nobody can read what we write to stdout: the read end of a pipe
+// or socket was closed (the editor that spawned us is gone). A regular file
+// or a terminal never reports this.
+bool stdout_reader_gone() {
+  pollfd fd{1, 0, 0};  // POLLERR and POLLHUP are reported even when not asked for
+  return ::poll(&fd, 1, 0) == 1 && (fd.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 }  // namespace
@@ -56,7 +68,24 @@ int StdioServer::run() {
       std::lock_guard lock(state_->mutex);
       state_->connection = &connection;
     }
+    // At the end of stdin the connection still answers what it has read, but
+    // only while someone reads stdout: when the client is gone (its editor
+    // died), its running work is cancelled instead of left to run out.
+    std::jthread watcher([&connection](std::stop_token stop) {
+      std::mutex mutex;
+      std::condition_variable_any wake;  // woken at once by request_stop
+      std::unique_lock lock(mutex);
+      while (!wake.wait_for(lock, stop, std::chrono::milliseconds(200), [] { return false; })) {
+        if (stop.stop_requested()) return;
+        if (stdout_reader_gone()) {
+          connection.close();
+          return;
+        }
+      }
+    });
     code = connection.run();
+    watcher.request_stop();
+    watcher.join();
     std::lock_guard lock(state_->mutex);
     state_->connection = nullptr;
   }

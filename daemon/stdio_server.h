@@ -1,8 +1,9 @@
 // heapleakd --stdio: one client on stdin/stdout (what editors spawn). A
 // thread waits for SIGTERM/SIGINT with sigwait, so no work happens in a
 // signal handler; a signal or stopDaemon ends the read loop and the process
-// exits 0, while the client's own `exit` keeps LSP's exit code. A signal
-// also closes the connection, which cancels its running work (a load).
+// exits 0, while the client's own `exit` keeps LSP's exit code. A signal,
+// or the client going away (nobody reads stdout any more), also closes the
+// connection, which cancels its running work (a load) instead of waiting.
 #pragma once
 
 #include <atomic>

@@ -949,6 +949,34 @@ def stdio_sigterm_cancels_load(ctx):
 
 
 @test
+def stdio_client_gone_cancels_load(ctx):
+    # Issue 13, item 4: when the client of a --stdio daemon goes away (its
+    # editor died: stdin ends and nobody reads stdout), a running load is
+    # cancelled instead of run to the end. At a plain end of stdin with the
+    # client still reading, requests are still answered (transcripts).
+    path = big_dump(ctx, copies=24)
+    with Daemon(ctx) as d:
+        d.peer.initialize()
+        t = time.monotonic()
+        check("result" in load(d.peer, path), "the big dump loads")
+        whole = time.monotonic() - t
+    if whole < 0.6:
+        raise Skip(f"the load takes only {whole:.2f} s: too fast to tell waiting from cancelling")
+    with Daemon(ctx) as d:
+        d.peer.initialize()
+        d.peer.request("loadHeap", {"path": path, "workDoneToken": "t"})
+        wait_progress(d.peer, "t")
+        t = time.monotonic()
+        d.proc.stdin.close()
+        d.proc.stdout.close()
+        code = d.wait(WAIT * SLOW)
+        took = time.monotonic() - t
+        check(code == 1, f"stdio: client gone during a load: exit {code}, expected 1 (no exit came)")
+        check(took < whole / 2, f"stdio: client gone: exit took {took:.2f} s of a {whole:.2f} s load: it ran the load out")
+        print(f"stdio client gone to exit: {took:.2f} s (a whole load: {whole:.2f} s)")
+
+
+@test
 def max_memory(ctx):
     dumps = gen_dumps(ctx)
     # A budget that admits A (estimate: half the file + 16 MiB) but not A and B together.

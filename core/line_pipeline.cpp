@@ -99,27 +99,29 @@ std::size_t LinePipeline::drop_rest_of_line(LineBlock& block, std::uint64_t& dro
   char* data = block.buffer.data();
   const std::size_t room = block_size_ - kPadding;  // the buffer holds at least this
   while (!at_end && !stopping()) {
-    auto n = source_->read(data, room);
-    if (!n) {
-      std::lock_guard lock(mutex_);
-      error_ = n.error();
-      at_end = true;
-      break;
-    }
-    consumed_.store(source_->file_bytes_consumed(), std::memory_order_relaxed);
-    if (*n == 0) {
-      at_end = true;
-      break;
-    }
-    if (const char* newline = static_cast<const char*>(std::memchr(data, '\n', *n))) {
+    const std::size_t n = read_source(data, room, at_end);
+    if (const char* newline = static_cast<const char*>(std::memchr(data, '\n', n))) {
       const std::size_t used = static_cast<std::size_t>(newline - data) + 1;
       dropped += used;
-      std::memmove(data, data + used, *n - used);
-      return *n - used;
+      std::memmove(data, data + used, n - used);
+      return n - used;
     }
-    dropped += *n;
+    dropped += n;
   }
   return 0;
+}
+
+std::size_t LinePipeline::read_source(char* data, std::size_t size, bool& at_end) {
+  auto n = source_->read(data, size);
+  if (!n) {
+    std::lock_guard lock(mutex_);
+    error_ = n.error();
+    at_end = true;
+    return 0;
+  }
+  consumed_.store(source_->file_bytes_consumed(), std::memory_order_relaxed);
+  if (*n == 0) at_end = true;
+  return *n;
 }
 
 void LinePipeline::run() {
@@ -150,16 +152,7 @@ void LinePipeline::run() {
       // Fill the block, then look for its last newline; a block without one
       // holds part of a very long line, so grow it and read on.
       while (filled < want && !at_end) {
-        auto n = source_->read(block->buffer.data() + filled, want - filled);
-        if (!n) {
-          std::lock_guard lock(mutex_);
-          error_ = n.error();
-          at_end = true;
-          break;
-        }
-        consumed_.store(source_->file_bytes_consumed(), std::memory_order_relaxed);
-        if (*n == 0) at_end = true;
-        filled += *n;
+        filled += read_source(block->buffer.data() + filled, want - filled, at_end);
       }
       if (filled > scan_from) {
         last_newline =

@@ -96,6 +96,9 @@ class LinePipeline {
   std::unique_ptr<LineBlock> take_free_block();
   bool stopping() const;
   void grow(LineBlock& block, std::size_t size, std::size_t keep);
+  // One read from the source: the bytes read; 0 and `at_end` set at the end
+  // of the input or on an error (kept for next() to report).
+  std::size_t read_source(char* data, std::size_t size, bool& at_end);
   // Reads past the end of an over-long line; returns the bytes after its
   // newline, moved to the block's start. Adds what it dropped to `dropped`.
   std::size_t drop_rest_of_line(LineBlock& block, std::uint64_t& dropped, bool& at_end);

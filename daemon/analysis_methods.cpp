@@ -24,17 +24,14 @@ namespace {
 
 json::value run_stats(DaemonContext& ctx, const StatsParams& params, const RequestContext&) {
   const LeakDiffOptions options = require_diff_options(params);
-  const HeapEntry baseline = require_heap(ctx.store, params.baseline);
-  const HeapEntry target = require_heap(ctx.store, params.target);
-  std::optional<HeapEntry> later;
-  if (params.later) later = require_heap(ctx.store, *params.later);
-  LeakDiff diff =
-      diff_heaps(*baseline.heap, *target.heap, later ? later->heap.get() : nullptr, options);
-  warn_if_untraced(diff, *target.heap, options.group_by);
-  json::object out = stats_json(*target.heap, diff, options.group_by, params.limit.value_or(0));
-  out["baseline"] = baseline.id;
-  out["target"] = target.id;
-  if (later) out["later"] = later->id;
+  const DiffHeaps heaps = require_diff_heaps(ctx.store, params);
+  const Heap& target = *heaps.target.heap;
+  LeakDiff diff = diff_heaps(*heaps.baseline.heap, target, heaps.later_heap(), options);
+  warn_if_untraced(diff, target, options.group_by);
+  json::object out = stats_json(target, diff, options.group_by, params.limit.value_or(0));
+  out["baseline"] = heaps.baseline.id;
+  out["target"] = heaps.target.id;
+  if (heaps.later) out["later"] = heaps.later->id;
   return out;
 }
 

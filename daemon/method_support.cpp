@@ -27,6 +27,12 @@ HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
   return *entry;
 }
 
+DiffHeaps require_diff_heaps(const HeapStore& store, const StatsParams& params) {
+  DiffHeaps heaps{require_heap(store, params.baseline), require_heap(store, params.target), {}};
+  if (params.later) heaps.later = require_heap(store, *params.later);
+  return heaps;
+}
+
 LeakDiffOptions require_diff_options(const StatsParams& params) {
   auto group_by = parse_group_by(params.group_by);
   if (!group_by) {

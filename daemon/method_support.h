@@ -3,6 +3,7 @@
 // is still loading), and diff options from the wire params.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,14 @@ ObjectIndex require_object(const Heap& heap, const std::string& address);
 // stats and explain: params.groupBy (-32602 unless class, site or generation)
 // and params.samples as diff options.
 LeakDiffOptions require_diff_options(const StatsParams& params);
+// stats and explain: the baseline, target and (optional) later heaps they name.
+struct DiffHeaps {
+  HeapEntry baseline;
+  HeapEntry target;
+  std::optional<HeapEntry> later;
+  const Heap* later_heap() const { return later ? later->heap.get() : nullptr; }
+};
+DiffHeaps require_diff_heaps(const HeapStore& store, const StatsParams& params);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);

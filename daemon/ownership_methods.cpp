@@ -44,24 +44,20 @@ json::value run_owner(DaemonContext& ctx, const RootParams& params, const Reques
 
 json::value run_explain(DaemonContext& ctx, const StatsParams& params, const RequestContext&) {
   const LeakDiffOptions options = require_diff_options(params);
-  const HeapEntry baseline = require_heap(ctx.store, params.baseline);
-  const HeapEntry target = require_heap(ctx.store, params.target);
-  std::optional<HeapEntry> later;
-  if (params.later) later = require_heap(ctx.store, *params.later);
-  const Heap& heap = require_edges(target);
+  const DiffHeaps heaps = require_diff_heaps(ctx.store, params);
+  const Heap& heap = require_edges(heaps.target);
   // The diff's own groups are not used (explain regroups every leaked object), so no samples
   // here.
-  const Heap* later_heap = later ? later->heap.get() : nullptr;
-  LeakDiff diff =
-      diff_heaps(*baseline.heap, heap, later_heap, LeakDiffOptions{options.group_by, 0});
+  LeakDiff diff = diff_heaps(*heaps.baseline.heap, heap, heaps.later_heap(),
+                             LeakDiffOptions{options.group_by, 0});
   warn_if_untraced(diff, heap, options.group_by);
   const LeakClusters clusters =
-      cluster_leaks(*baseline.heap, heap, later_heap, diff, options.group_by);
+      cluster_leaks(*heaps.baseline.heap, heap, heaps.later_heap(), diff, options.group_by);
   json::object out =
       leak_clusters_json(heap, diff, clusters, limit_or_all(params.limit.value_or(20)),
                          std::min<std::size_t>(params.samples, 20));
   out["groupBy"] = group_by_name(options.group_by);
-  out["target"] = target.id;
+  out["target"] = heaps.target.id;
   return out;
 }
 

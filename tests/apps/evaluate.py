@@ -4,6 +4,7 @@
   evaluate.py gen     HEAPLEAK WORK APP MODE   run the app (driver.rb), write WORK/APP-MODE/{A,B,C,truth}.json
   evaluate.py find    HEAPLEAK WORK APP MODE   assert recall 1.0, precision >= 0.99, holder grows, churn bounded
   evaluate.py explain HEAPLEAK WORK APP MODE   assert explain's leaks[0].holder is the truth holder, root answers split
+  evaluate.py signature HEAPLEAK WORK APP     assert the first leak row's signature is equal in two runs (traced, untraced)
   evaluate.py report  HEAPLEAK WORK [APP...]   print the table for every app x mode (generating what is missing)
 
 HEAPLEAK is the built one-shot CLI (CTest passes $<TARGET_FILE:heapleak>). Python 3
@@ -279,14 +280,36 @@ def report(exe, work, apps):
         print("| " + " | ".join(map(str, r)) + " |")
 
 
+def same_signature(exe, work, app):
+    """Two runs of one program (traced and untraced: other addresses, other
+    tracing) must give the first leak row one signature: no addresses in it."""
+    rows = {}
+    for mode in MODES:
+        _, dumps = load_run(work, app, mode)
+        ex = heapleak(exe, "explain", dumps["A"], dumps["B"], dumps["C"])
+        first = (ex.get("leaks") or [{}])[0]
+        rows[mode] = (first.get("signature"), first.get("key"))
+    signatures = {sig for sig, _ in rows.values()}
+    if None in signatures or len(signatures) != 1:
+        print(f"FAIL {app}: the first leak row's signature differs between runs: {rows}")
+        return 1
+    print(f"ok {app}: signature {signatures.pop()} in both runs")
+    return 0
+
+
 def main(argv):
-    if len(argv) < 3 or argv[0] not in ("gen", "find", "explain", "report"):
+    if len(argv) < 3 or argv[0] not in ("gen", "find", "explain", "report", "signature"):
         print(__doc__, file=sys.stderr)
         return 2
     cmd, exe, work = argv[0], os.path.abspath(argv[1]), os.path.abspath(argv[2])
     if cmd == "report":
         report(exe, work, argv[3:] or APPS)
         return 0
+    if cmd == "signature":
+        if len(argv) != 4 or argv[3] not in APPS:
+            print(f"usage: evaluate.py signature HEAPLEAK WORK APP (APP one of {', '.join(APPS)})", file=sys.stderr)
+            return 2
+        return same_signature(exe, work, argv[3])
     if len(argv) != 5 or argv[3] not in APPS or argv[4] not in MODES:
         print(f"usage: evaluate.py {cmd} HEAPLEAK WORK APP MODE (APP one of {', '.join(APPS)}; MODE traced|untraced)", file=sys.stderr)
         return 2

@@ -36,13 +36,18 @@ options:
   -o FILE     write to FILE instead of stdout
 )";
 
+// "1 object", "2700 objects".
+std::string objects_text(std::uint64_t count) {
+  return std::to_string(count) + (count == 1 ? " object" : " objects");
+}
+
 std::string count_text(const std::optional<std::uint64_t>& value) {
   return value ? std::to_string(*value) : "?";
 }
 
 void print_row(std::ostream& out, const Heap& target, const LeakCluster& row) {
-  out << row.key << ": " << row.count << " objects, " << human_bytes(row.memsize) << ", retaining "
-      << human_bytes(row.retained) << "\n";
+  out << row.key << ": " << objects_text(row.count) << ", " << human_bytes(row.memsize)
+      << ", retaining " << human_bytes(row.retained) << "\n";
   if (row.holder != kNoObject) {
     out << "   holder: " << describe_object(target, row.holder);
     if (row.growth.target) {
@@ -105,8 +110,9 @@ int run_explain(const std::vector<std::string>& argv) {
 
   std::ostringstream out;
   out << "Leaks by bytes retained (" << diff.total_count << " objects new in B"
-      << (later ? " and alive in C" : "") << ", " << clusters.leaks.size() << " leaks, "
-      << clusters.noise.size() << " probably not):\n";
+      << (later ? " and alive in C" : "") << ", " << clusters.leaks.size()
+      << (clusters.leaks.size() == 1 ? " leak, " : " leaks, ") << clusters.noise.size()
+      << " probably not):\n";
   if (clusters.leaks.empty()) out << "   none\n";
   for (std::size_t k = 0; k < clusters.leaks.size() && k < limit; ++k) {
     out << k + 1 << ". ";
@@ -116,7 +122,7 @@ int run_explain(const std::vector<std::string>& argv) {
   if (!clusters.noise.empty()) out << "\nProbably not leaks:\n";
   for (std::size_t k = 0; k < clusters.noise.size() && k < limit; ++k) {
     const LeakCluster& row = clusters.noise[k];
-    out << "-  " << row.key << ": " << row.count << " objects, " << human_bytes(row.memsize)
+    out << "-  " << row.key << ": " << objects_text(row.count) << ", " << human_bytes(row.memsize)
         << ", retaining " << human_bytes(row.retained) << "\n   " << noise_reason_name(row.noise)
         << ": " << noise_reason_why(row.noise) << "\n";
   }

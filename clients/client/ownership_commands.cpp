@@ -115,8 +115,9 @@ std::string count_or_unknown(const json::value& object, std::string_view key) {
 // One leak row of `explain`: the holder with its growth, how Ruby reaches
 // it, the path in Ruby names, the leaked objects by class (and site).
 void print_leak_row(std::ostream& out, const Terminal& term, const json::value& leak) {
-  out << term.paint(str(leak, "key"), "1") << ": " << grouped(num(leak, "count")) << " objects, "
-      << bytes(leak, "memsize") << ", retaining " << bytes(leak, "retained") << "\n";
+  out << term.paint(str(leak, "key"), "1") << ": " << grouped(num(leak, "count"))
+      << (num(leak, "count") == 1 ? " object, " : " objects, ") << bytes(leak, "memsize")
+      << ", retaining " << bytes(leak, "retained") << "\n";
   if (const json::value* holder = member(leak, "holder"); holder && holder->is_object()) {
     out << "   holder: " << term.paint(str(*holder, "address") + " " + str(*holder, "name"), "36");
     if (const json::value* growth = member(leak, "growth"); growth && growth->is_object()) {
@@ -184,8 +185,9 @@ int run_explain(CommandContext& ctx) {
   if (const json::array* noise = array_of(result, "noise"); noise && !noise->empty()) {
     std::cout << "\n" << term.paint("Probably not leaks", "1") << ":\n";
     for (const auto& row : *noise) {
-      std::cout << "-  " << str(row, "key") << ": " << grouped(num(row, "count")) << " objects, "
-                << bytes(row, "memsize") << ", retaining " << bytes(row, "retained") << "\n   "
+      std::cout << "-  " << str(row, "key") << ": " << grouped(num(row, "count"))
+                << (num(row, "count") == 1 ? " object, " : " objects, ") << bytes(row, "memsize")
+                << ", retaining " << bytes(row, "retained") << "\n   "
                 << term.paint(str(row, "reason"), "33") << ": " << str(row, "why") << "\n";
     }
   }

@@ -1163,7 +1163,11 @@ def gzip_endless_line(ctx):
         expect_error(r, DOMAIN, ["notAHeapDump", "overBudget"], "an endless line")
         check(seconds < 30 * SLOW, f"an endless line took {seconds:.1f} s")
         hwm = vm_hwm_mb(d.proc.pid)
-        check(hwm < 256, f"an endless line made the daemon peak at {hwm} MB")
+        # ThreadSanitizer shadows every heap byte (its RSS runs ~3x a plain
+        # build's here: 689 MB measured); buffering the 512 MiB line would
+        # still be far above the scaled bound.
+        bound = 256 * (4 if os.environ.get("TSAN_OPTIONS") else 1)
+        check(hwm < bound, f"an endless line made the daemon peak at {hwm} MB (bound {bound} MB)")
         check(p.call("listHeaps", {})["result"]["usedBytes"] == 0, "the failed load left a reservation")
 
 

@@ -94,6 +94,7 @@ export interface LeakGroup {
   count: number;
   memsize: number;
   samples: string[];
+  vmInternal?: boolean; // mostly VM internals: ranked after the program's own groups
 }
 
 export interface StatsResult {

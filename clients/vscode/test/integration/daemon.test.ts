@@ -112,11 +112,16 @@ describe('heapleakd over stdio', () => {
     );
   });
 
-  test('stats: the three-way diff finds the leaked Users, groups sorted by count', async () => {
+  test('stats: the three-way diff finds the leaked Users, program groups by count, VM internals last', async () => {
     const result = await client.stats({ baseline: ids.a, target: ids.b, later: ids.c, groupBy: 'class', samples: 50 });
     assert.equal(result.threeWay, true);
-    const counts = result.groups.map((g) => g.count);
-    assert.deepEqual([...counts].sort((x, y) => y - x), counts);
+    // Groups that are mostly VM internals rank after the program's own (docs/protocol.md, stats).
+    const internal = result.groups.map((g) => g.vmInternal === true);
+    assert.deepEqual([...internal].sort((x, y) => Number(x) - Number(y)), internal);
+    for (const part of [false, true]) {
+      const counts = result.groups.filter((_, k) => internal[k] === part).map((g) => g.count);
+      assert.deepEqual([...counts].sort((x, y) => y - x), counts);
+    }
     const user = result.groups.find((g) => g.key === 'User');
     assert.ok(user, JSON.stringify(result.groups.map((g) => g.key)));
     assert.equal(user.count, dumps.truth.leak.by_type.User);

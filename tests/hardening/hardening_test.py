@@ -1266,6 +1266,52 @@ def options_size_overflow(ctx):
               f"--max-memory {size}: exit {r.returncode}, {r.stderr[-300:]!r}")
 
 
+class TcpDaemon:
+    """heapleakd --listen tcp:HOST:PORT with a fresh token file (mode
+    `token_mode`) and its log in ctx.work; terminated on exit."""
+
+    def __init__(self, ctx, name, host="127.0.0.1", token_mode=0o600):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family) as probe:
+            probe.bind((host, 0))
+            self.port = probe.getsockname()[1]
+        self.host = host
+        self.token = "hardening-token-" + os.urandom(8).hex()
+        token_file = write(ctx, f"token-{name}", self.token.encode() + b"\n")
+        os.chmod(token_file, token_mode)
+        self.log_path = os.path.join(ctx.work, f"tcp-{name}.log")
+        listen = f"tcp:[{host}]:{self.port}" if family == socket.AF_INET6 else f"tcp:{host}:{self.port}"
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen([ctx.daemon, "--listen", listen, "--token-file", token_file, "--log=info"],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=20)
+
+    def log(self):
+        return open(self.log_path, errors="replace").read()
+
+    def connect(self, wait_for_listener=False):
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                return socket.create_connection((self.host, self.port), timeout=WAIT)
+            except OSError:
+                if not wait_for_listener:
+                    raise
+                check(time.monotonic() < deadline and self.proc.poll() is None,
+                      f"no TCP listener on {self.host}: {self.log()[-500:]}")
+                time.sleep(0.05)
+
+    def peer(self, s):
+        s.setblocking(False)
+        return Peer(s.fileno(), s.fileno(), on_dead=lambda: self.proc.poll() is not None)
+
+
 @test
 def tcp_ipv6_loopback_and_token_mode(ctx):
     # The docs list ::1; it is written tcp:[::1]:PORT. A token file others
@@ -1273,132 +1319,69 @@ def tcp_ipv6_loopback_and_token_mode(ctx):
     if not socket.has_ipv6:
         raise Skip("no IPv6")
     try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-            port = probe.getsockname()[1]
+        d = TcpDaemon(ctx, "ipv6", host="::1", token_mode=0o644)
     except OSError:
         raise Skip("no IPv6 loopback")
-    token = "hardening-token-" + os.urandom(8).hex()
-    tfile = write(ctx, "token6", token.encode() + b"\n")
-    os.chmod(tfile, 0o644)
-    log_path = os.path.join(ctx.work, "tcp6.log")
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:[::1]:{port}", "--token-file", tfile, "--log=info"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        deadline = time.monotonic() + WAIT
-        while True:
-            try:
-                s = socket.create_connection(("::1", port), timeout=WAIT)
-                break
-            except OSError:
-                check(time.monotonic() < deadline and proc.poll() is None,
-                      f"no TCP [::1] listener: {open(log_path).read()[-500:]}")
-                time.sleep(0.05)
-        s.setblocking(False)
-        p = Peer(s.fileno(), s.fileno(), on_dead=lambda: proc.poll() is not None)
-        p.initialize({"token": token})
+    with d:
+        s = d.connect(wait_for_listener=True)
+        p = d.peer(s)
+        p.initialize({"token": d.token})
         check(p.list_heaps() == [], "listHeaps over [::1]")
         s.close()
-        text = open(log_path, errors="replace").read()
+        text = d.log()
         check("0644" in text and "token" in text, f"no warning about a world-readable token file: {text[-500:]}")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 @test
 def tcp_unauthenticated_message_limit(ctx):
     # Before the token, a connection may not make the daemon buffer 256 MiB:
     # a 100 MB announced length is refused at once, before its body is sent.
-    token = "hardening-token-" + os.urandom(8).hex()
-    tfile = write(ctx, "token-limit", token.encode() + b"\n")
-    os.chmod(tfile, 0o600)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log_path = os.path.join(ctx.work, "tcp-limit.log")
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        deadline = time.monotonic() + WAIT
-        while True:
-            try:
-                s = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
-                break
-            except OSError:
-                check(time.monotonic() < deadline and proc.poll() is None, "TCP daemon never listened")
-                time.sleep(0.05)
+    with TcpDaemon(ctx, "limit") as d:
+        s = d.connect(wait_for_listener=True)
         s.sendall(b"Content-Length: 100000000\r\n\r\n" + b"{" * 65536)
-        s.setblocking(False)
-        p = Peer(s.fileno(), s.fileno(), on_dead=lambda: proc.poll() is not None)
-        m = p.read_message(timeout=5)
+        m = d.peer(s).read_message(timeout=5)
         check(m.get("error", {}).get("code") == -32600, f"a 100 MB message before initialize: {str(m)[:300]}")
         s.close()
         # An authenticated client still sends big messages.
-        g = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
-        g.setblocking(False)
-        gp = Peer(g.fileno(), g.fileno(), on_dead=lambda: proc.poll() is not None)
-        gp.initialize({"token": token})
+        g = d.connect()
+        gp = d.peer(g)
+        gp.initialize({"token": d.token})
         r = gp.call("listHeaps", {"padding": "x" * (1 << 20)})
         check("result" in r or error_of(r)["code"] == -32602, f"a 1 MiB message after initialize: {str(r)[:300]}")
         g.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 @test
 def tcp_idle_strangers(ctx):
     # 64 idle connections without the token must not lock the token holder
     # out, and a connection that never authenticates is closed (10 s deadline).
-    token = "hardening-token-" + os.urandom(8).hex()
-    tfile = write(ctx, "token-idle", token.encode() + b"\n")
-    os.chmod(tfile, 0o600)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log_path = os.path.join(ctx.work, "tcp-idle.log")
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([ctx.daemon, "--listen", f"tcp:127.0.0.1:{port}", "--token-file", tfile, "--log=info"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-    idle = []
-    try:
-        deadline = time.monotonic() + WAIT
-        while True:
-            try:
-                idle.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
-                break
-            except OSError:
-                check(time.monotonic() < deadline and proc.poll() is None, "TCP daemon never listened")
-                time.sleep(0.05)
-        started = time.monotonic()
-        for _ in range(63):
-            idle.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
-        time.sleep(0.5)
-        g = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
-        g.setblocking(False)
-        gp = Peer(g.fileno(), g.fileno(), on_dead=lambda: proc.poll() is not None)
-        gp.initialize({"token": token})
-        check(gp.list_heaps(timeout=5) == [], "the token holder is served beside 64 idle strangers")
-        # Strangers past the cap of 8 were closed to make room (the oldest
-        # first); the last ones are closed by the 10 s deadline.
-        for which, s in (("the first", idle[0]), ("the last", idle[-1])):
-            s.settimeout(20)
-            try:
-                got = s.recv(100)
-            except (ConnectionResetError, socket.timeout) as e:
-                got = e
-            check(got == b"" or isinstance(got, ConnectionResetError), f"{which} idle stranger was not closed: {got!r}")
-        waited = time.monotonic() - started
-        check(8 < waited < 16, f"the last idle stranger was closed after {waited:.1f} s, not at the 10 s deadline")
-        g.close()
-    finally:
-        for s in idle:
-            s.close()
-        proc.terminate()
-        proc.wait(timeout=20)
+    with TcpDaemon(ctx, "idle") as d:
+        idle = []
+        try:
+            idle.append(d.connect(wait_for_listener=True))
+            started = time.monotonic()
+            for _ in range(63):
+                idle.append(d.connect())
+            time.sleep(0.5)
+            g = d.connect()
+            gp = d.peer(g)
+            gp.initialize({"token": d.token})
+            check(gp.list_heaps(timeout=5) == [], "the token holder is served beside 64 idle strangers")
+            # Strangers past the cap of 8 were closed to make room (the oldest
+            # first); the last ones are closed by the 10 s deadline.
+            for which, s in (("the first", idle[0]), ("the last", idle[-1])):
+                s.settimeout(20)
+                try:
+                    got = s.recv(100)
+                except (ConnectionResetError, socket.timeout) as e:
+                    got = e
+                check(got == b"" or isinstance(got, ConnectionResetError), f"{which} idle stranger was not closed: {got!r}")
+            waited = time.monotonic() - started
+            check(8 < waited < 16, f"the last idle stranger was closed after {waited:.1f} s, not at the 10 s deadline")
+            g.close()
+        finally:
+            for s in idle:
+                s.close()
 
 
 # ---------------------------------------------------------------- access

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "clients/cli/cli_output.h"
@@ -51,16 +52,17 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
 }
 
 std::string first_site(const LeakCluster& row) {
-  std::size_t sites = 0;
+  std::set<std::string> sites;
   std::string first;
   for (const ClusterClass& entry : row.classes) {
     for (const SiteCount& site : entry.sites) {
       if (first.empty()) first = site.site;
-      ++sites;
+      sites.insert(site.site);
     }
   }
   if (first.empty()) return "";
-  return "at " + first + (sites > 1 ? " and " + plural(sites - 1, "more site", "more sites") : "");
+  return "at " + first +
+         (sites.size() > 1 ? " and " + plural(sites.size() - 1, "more site", "more sites") : "");
 }
 
 std::string row_line(const LeakCluster& row) {
@@ -125,7 +127,11 @@ std::string text_report(const LeakClusters& clusters, const GateVerdict& verdict
       ++reasons[std::string(noise_reason_name(row.noise))];
     out << "\nProbably not leaks (never counted): " << plural(clusters.noise.size(), "row", "rows")
         << ":";
-    for (const auto& [reason, count] : reasons) out << " " << reason << " " << count;
+    const char* separator = " ";
+    for (const auto& [reason, count] : reasons) {
+      out << separator << reason << " " << count;
+      separator = ", ";
+    }
     out << "\n";
   }
   return out.str();
@@ -204,13 +210,14 @@ int run_check(const std::vector<std::string>& argv) {
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, GroupBy::kClass);
 
-  GateVerdict verdict;
+  GateVerdict verdict;  // points into the baseline it was judged against: keep both alive
+  LeakBaseline written;
   std::string judged_against = baseline_path;
   std::size_t baseline_size = baseline.leaks.size();
   if (auto file = args.value("--write-baseline")) {
     // Accepting the current leaks: this run is judged against what it writes,
     // and the old baseline's entries no longer seen are still reported fixed.
-    const LeakBaseline written = baseline_of(clusters.leaks);
+    written = baseline_of(clusters.leaks);
     if (!write_text_file(*file, leak_baseline_text(written))) return kExitInput;
     std::cerr << "heapleak: wrote "
               << plural(written.leaks.size(), "accepted leak", "accepted leaks") << " to " << *file

@@ -73,7 +73,7 @@ std::string junit_xml(const LeakClusters& clusters, const GateVerdict& verdict) 
   budget.classname = "heapleak.gate";
   budget.name = "within budget";
   if (!verdict.passed) {
-    budget.failure_type = "overBudget";
+    budget.failure_type = "gateFailed";
     for (const auto& reason : verdict.reasons)
       budget.failure_message += (budget.failure_message.empty() ? "" : "; ") + reason;
   }

@@ -212,5 +212,40 @@ check_exit(["check", *one[:2], os.path.join(WORK, "nope.json")], 3, "a missing d
 out, _ = check_exit(["check", "--help"], 0, "--help")
 check("exit" in out.lower() and "--baseline" in out, "--help documents the flags and exit codes")
 
+# 9. The README's test-suite hook takes real dumps from a Minitest run (the
+# block is read from the README, so the documented code is the tested code).
+README = os.path.join(os.path.dirname(os.path.abspath(PROGRAM)), "..", "..", "README.md")
+with open(README) as f:
+    readme = f.read()
+start = readme.find("# test/support/heap_dumps.rb\n")
+hook = readme[start:readme.find("```", start)] if start >= 0 else ""
+if check("HEAPLEAK_DUMPS" in hook, "README: the Minitest hook is there"):
+    suite = os.path.join(WORK, "suite")
+    for d in ("test/support", "lib", "heap"):
+        os.makedirs(os.path.join(suite, d))
+    files = {
+        "test/support/heap_dumps.rb": hook,
+        "lib/prices.rb": "module Prices\n  @memo = {}\n  def self.quote(sku) = (@memo[sku] ||= \"quote for #{sku}\" * 3)\nend\n",
+        "test/prices_test.rb": (
+            "require_relative 'support/heap_dumps'\nrequire 'minitest/autorun'\nrequire_relative '../lib/prices'\n"
+            "class PricesTest < Minitest::Test\n  30.times do |n|\n"
+            "    define_method(\"test_quote_#{n}\") { 20.times { |i| assert Prices.quote(\"sku-#{n}-#{i}\") } }\n"
+            "  end\nend\n"),
+    }
+    for name, text in files.items():
+        with open(os.path.join(suite, name), "w") as f:
+            f.write(text)
+    env = dict(os.environ, HEAPLEAK_DUMPS=os.path.join(suite, "heap"))
+    subprocess.run([RUBY, os.path.join(suite, "test/prices_test.rb")], check=True, env=env, timeout=240,
+                   capture_output=True)
+    suite_dumps = [os.path.join(suite, "heap", f"{d}.json") for d in "ABC"]
+    check(all(os.path.exists(d) for d in suite_dumps), "the hook wrote A, B and C")
+    out, _ = check_exit(["check", *suite_dumps, "--format", "json"], 5, "the gate on the suite's dumps")
+    report = json.loads(out) if out else {"new": []}
+    sites = [s["site"] for r in report["new"] for o in r["objects"] for s in o["sites"]]
+    check([r["key"] for r in report["new"]] == ["Hash in Prices"] and
+          os.path.join(suite, "lib/prices.rb") + ":3" in sites, "the memo is the one new leak, at lib/prices.rb:3",
+          str([(r["key"], sites) for r in report["new"]]))
+
 print(f"{CHECKS['passed']} passed, {CHECKS['failed']} failed")
 sys.exit(1 if CHECKS["failed"] else 0)

@@ -197,11 +197,8 @@ int run_check(const std::vector<std::string>& argv) {
     baseline = std::move(*read);
   }
 
-  std::vector<LoadOptions> options(args.positional.size());
-  for (std::size_t k = 0; k < options.size(); ++k)
-    options[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
   int exit_code = kExitOk;
-  const auto heaps = load_all_or_report(args.positional, options, exit_code);
+  const auto heaps = load_leak_dumps(args.positional, exit_code);
   if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;

@@ -46,6 +46,11 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
                                                             const std::vector<LoadOptions>& options,
                                                             int& exit_code);
 
+// explain's and check's dumps A B [C]: B in full (holders and paths are
+// computed there), A and C identity-only, in parallel; as load_all_or_report.
+std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
+                                                         int& exit_code);
+
 // Loads a heap; on failure prints the error and sets `exit_code`.
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
                                            int& exit_code);

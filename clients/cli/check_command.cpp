@@ -3,6 +3,7 @@
 // and the budgets (results/leak_gate.h), prints the verdict as text, JSON,
 // SARIF 2.1.0 or JUnit XML, and exits 0 within budget, kExitGateFailed when
 // not, so a CI step fails on a new leak but not on a known one.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -43,7 +44,8 @@ options:
   --fail-on-growth FACTOR    fail when a known leak retains more than FACTOR times its
                              baseline bytes (without it, growth past 2x is only reported)
   --format text|json|sarif|junit   the report (default text; its first line is the verdict)
-  --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%)
+  --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
+                             a relative DIR is taken from the current directory)
   --output FILE, -o FILE     write the report to FILE instead of stdout
 )";
 
@@ -184,9 +186,10 @@ int run_check(const std::vector<std::string>& argv) {
   Args args = parsed;  // write_output writes to -o: --output is its long name
   if (auto file = parsed.value("--output")) args.values["-o"] = *file;
   const GateBudget budget = budget_options(args);
+  // Sites in a dump are absolute paths: compare them with an absolute root.
   std::string source_root = args.value("--source-root").value_or("");
-  if (!source_root.empty() && source_root.front() != '/')
-    throw UsageError{"--source-root expects an absolute directory, got '" + source_root + "'"};
+  if (!source_root.empty())
+    source_root = std::filesystem::absolute(source_root).lexically_normal().string();
 
   // The baseline first: a typo in its name must not cost the load of three dumps.
   const std::string baseline_path = args.value("--baseline").value_or("");

@@ -148,6 +148,10 @@ check(err.startswith("heapleak check: FAIL"), "the verdict goes to stderr when t
 with open(sarif_path) as f:
     sarif = json.load(f)
 errors = sorted(validator.iter_errors(sarif), key=lambda e: list(e.path))
+relative = subprocess.run([HEAPLEAK, "check", *two, "--baseline", base, "--format", "sarif", "--source-root", "."],
+                          capture_output=True, text=True, cwd=SRC, timeout=240)
+check(relative.returncode == 5 and json.loads(relative.stdout) == sarif,
+      "a relative --source-root (.) is made absolute: the same SARIF", relative.stderr)
 check(not errors, "SARIF validates against sarif-2.1.0-rtm.5.json",
       "; ".join(f"{list(e.path)}: {e.message[:150]}" for e in errors[:5]))
 run = sarif["runs"][0]

@@ -208,6 +208,12 @@ int run_check(const std::vector<std::string>& argv) {
   // By class: the row signatures (and so the baseline) are those of explain's default.
   const LeakDiff diff = diff_heaps(*heaps[0], target, later, {GroupBy::kClass, 0});
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+  if (format == "sarif" && !target.report().traced) {
+    // Code scanning can only place a result on a line it has a site for.
+    std::cerr << "heapleak: warning: " << target.report().path
+              << " has no allocation sites: the SARIF results have no file and line; call "
+                 "ObjectSpace.trace_object_allocations_start before dump A\n";
+  }
   const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, GroupBy::kClass);
 
   GateVerdict verdict;  // points into the baseline it was judged against: keep both alive

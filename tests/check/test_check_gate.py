@@ -173,7 +173,9 @@ check(memo and "allocated here are held by Hash in PriceCalculator" in memo["mes
 noise = [r for r in run["results"] if r["ruleId"].startswith("heapleak/noise/")]
 check(all(r["level"] == "note" for r in noise), "SARIF: noise rows are notes")
 
-out, _ = check_exit(["check", *untraced, "--format", "sarif"], 5, "sarif of an untraced dump")
+out, err = check_exit(["check", *untraced, "--format", "sarif"], 5, "sarif of an untraced dump")
+check("no allocation sites" in err and "trace_object_allocations_start" in err,
+      "untraced SARIF: a warning says how to get sites", err)
 sarif = json.loads(out)
 errors = list(validator.iter_errors(sarif))
 check(not errors, "untraced SARIF validates", "; ".join(e.message[:150] for e in errors[:3]))

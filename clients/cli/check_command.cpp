@@ -216,8 +216,8 @@ int run_check(const std::vector<std::string>& argv) {
   }
   const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, GroupBy::kClass);
 
-  GateVerdict verdict;  // points into the baseline it was judged against: keep both alive
-  LeakBaseline written;
+  LeakBaseline written;  // --write-baseline's; declared before the verdict that points into it
+  GateVerdict verdict;   // points into the baseline it was judged against
   std::string judged_against = baseline_path;
   std::size_t baseline_size = baseline.leaks.size();
   if (auto file = args.value("--write-baseline")) {

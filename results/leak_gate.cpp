@@ -1,5 +1,6 @@
 #include "results/leak_gate.h"
 
+#include <cstdio>
 #include <map>
 
 #include "clients/common/human_bytes.h"

@@ -1,7 +1,9 @@
 #include "results/sarif.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <vector>
 

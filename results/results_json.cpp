@@ -257,7 +257,10 @@ json::value optional_json(const std::optional<std::uint64_t>& value) {
   return value ? json::value(*value) : json::value(nullptr);
 }
 
-json::object cluster_json(const Heap& target, const LeakCluster& cluster, std::size_t samples) {
+}  // namespace
+
+json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
+                               std::size_t samples) {
   json::array owners;
   for (const auto& owner : cluster.owners) owners.push_back(owner_brief_json(target, owner));
   json::array objects;
@@ -312,16 +315,14 @@ json::object cluster_json(const Heap& target, const LeakCluster& cluster, std::s
   return out;
 }
 
-}  // namespace
-
 json::object leak_clusters_json(const Heap& target, const LeakDiff& diff,
                                 const LeakClusters& clusters, std::size_t limit,
                                 std::size_t samples) {
   json::array leaks, noise;
   for (std::size_t k = 0; k < clusters.leaks.size() && k < limit; ++k)
-    leaks.push_back(cluster_json(target, clusters.leaks[k], samples));
+    leaks.push_back(leak_cluster_json(target, clusters.leaks[k], samples));
   for (std::size_t k = 0; k < clusters.noise.size() && k < limit; ++k)
-    noise.push_back(cluster_json(target, clusters.noise[k], samples));
+    noise.push_back(leak_cluster_json(target, clusters.noise[k], samples));
   json::array warnings;
   for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
   return json::object{

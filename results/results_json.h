@@ -29,6 +29,9 @@ boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
 boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,
                                      const std::vector<LeakExplanation>& leaks,
                                      std::size_t samples);
+// One row of explain's answer, with at most `samples` leaked addresses.
+boost::json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
+                                      std::size_t samples);
 // explain's answer: one row per leak (the first `limit` leaks and noise
 // rows), each with at most `samples` leaked addresses.
 boost::json::object leak_clusters_json(const Heap& target, const LeakDiff& diff,

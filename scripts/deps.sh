@@ -9,6 +9,8 @@ PACKAGES=(
   libboost1.81-dev libboost-json1.81-dev libsimdjson-dev catch2 zlib1g-dev
   ruby graphviz llvm-14-tools python3 time gzip clang-14 libclang-rt-14-dev
   clang-format clang-tidy
+  # heapleak check's test validates its SARIF against the official schema
+  python3-jsonschema
   # the leaky applications of tests/apps
   ruby-rack ruby-sinatra ruby-activesupport ruby-concurrent ruby-i18n
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sanitizers.sh: the sanitizer runs of issue 7, as CI runs them.
 #  asan: the `asan` preset (ASan + UBSan + LeakSanitizer) running the units,
-#        transcripts, daemon, client, hardening and dump end-to-end tests;
+#        transcripts, daemon, client, hardening and dump end-to-end tests, and
+#        heapleak check's (results_units, check_gate);
 #  tsan: the `tsan` configure/build/test presets (ThreadSanitizer) running the
 #        protocol units and the daemon, client and hardening tests.
 # Every process a test starts (heapleakd, heapleak, heapleak-client) writes
@@ -44,9 +45,9 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
   export LSAN_OPTIONS="log_path=$reports/asan/lsan"
   cmake --preset asan -B "$asan_dir" >/dev/null || exit 2
   nice cmake --build "$asan_dir" -j "$jobs" \
-    --target core_tests protocol_tests daemon_units client_units heapleakd heapleak heapleak-client || exit 2
+    --target core_tests protocol_tests results_units daemon_units client_units heapleakd heapleak heapleak-client || exit 2
   ctest --test-dir "$asan_dir" --output-on-failure --no-tests=error \
-    -R '^(core_tests|protocol_tests|daemon_|client_|hardening_|e2e_)' "${extra[@]}" || status=1
+    -R '^(core_tests|protocol_tests|results_units|daemon_|client_|hardening_|e2e_|check_)' "${extra[@]}" || status=1
   no_reports asan || status=1
   unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 fi

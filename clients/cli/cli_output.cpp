@@ -88,6 +88,15 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
   return heaps;
 }
 
+std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
+                                                         int& exit_code) {
+  // Only B needs references; A and C answer identity and growth questions.
+  std::vector<LoadOptions> options(paths.size());
+  for (std::size_t k = 0; k < options.size(); ++k)
+    options[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
+  return load_all_or_report(paths, options, exit_code);
+}
+
 void warn_about_load(const Heap& heap) {
   const LoadReport& report = heap.report();
   if (report.broken_lines > 0) {

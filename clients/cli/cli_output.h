@@ -1,6 +1,7 @@
 // Where the one-shot CLI writes (stdout or `-o FILE`), how it loads heaps
 // with a message on failure, and how errors map to exit codes:
-// 0 ok, 1 no answer, 2 usage, 3 unreadable input, 4 unknown address.
+// 0 ok, 1 no answer, 2 usage, 3 unreadable input, 4 unknown address,
+// 5 `check`'s gate failed (a new leak, over budget).
 #pragma once
 
 #include <boost/json.hpp>
@@ -22,7 +23,10 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitInput = 3,
   kExitUnknownAddress = 4,
+  kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
 };
+
+constexpr const char* kHeapleakVersion = "0.1.0";
 
 int exit_code_for(ErrorReason reason);
 // Prints "heapleak: MESSAGE" on stderr and returns the matching exit code.
@@ -41,6 +45,11 @@ GroupBy group_by_option(const Args& args);
 std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
                                                             const std::vector<LoadOptions>& options,
                                                             int& exit_code);
+
+// explain's and check's dumps A B [C]: B in full (holders and paths are
+// computed there), A and C identity-only, in parallel; as load_all_or_report.
+std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
+                                                         int& exit_code);
 
 // Loads a heap; on failure prints the error and sets `exit_code`.
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,

@@ -89,12 +89,8 @@ int run_explain(const std::vector<std::string>& argv) {
   const std::size_t limit =
       args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
   const GroupBy group_by = group_by_option(args);
-  // Only B needs references; A and C answer identity and growth questions.
-  std::vector<LoadOptions> options(args.positional.size());
-  for (std::size_t k = 0; k < options.size(); ++k)
-    options[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
   int exit_code = kExitOk;
-  const auto heaps = load_all_or_report(args.positional, options, exit_code);
+  const auto heaps = load_leak_dumps(args.positional, exit_code);
   if (heaps.empty()) return exit_code;
   const Heap& target = *heaps[1];
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;

@@ -27,9 +27,12 @@ usage:
       what keeps the most memory alive, and duplicate strings
   heapleak info HEAP [--json]
       what the dump holds and what could not be read
+  heapleak check A B [C] [--max-leaked-bytes SIZE] [--baseline FILE] [--format text|json|sarif|junit]
+      the leak gate for CI: exit 5 on a new leak or over budget
 
 Dumps may be plain or gzipped. `heapleak COMMAND --help` tells more.
-Exit codes: 0 ok, 1 no answer, 2 usage error, 3 unreadable input, 4 unknown address.
+Exit codes: 0 ok, 1 no answer, 2 usage error, 3 unreadable input, 4 unknown address,
+5 check: the leak gate failed.
 )";
 
 }  // namespace
@@ -51,12 +54,13 @@ int main(int argc, char** argv) {
     if (command == "explain") return run_explain(args);
     if (command == "owner") return run_owner(args);
     if (command == "top") return run_top(args);
+    if (command == "check") return run_check(args);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << kUsage;
       return kExitOk;
     }
     if (command == "--version") {
-      std::cout << "heapleak 0.1.0\n";
+      std::cout << "heapleak " << kHeapleakVersion << "\n";
       return kExitOk;
     }
     std::cerr << "heapleak: unknown command '" << command << "'\n\n" << kUsage;

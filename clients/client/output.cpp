@@ -42,16 +42,6 @@ bool flag(const json::value& object, std::string_view key) {
   return value && value->is_bool() && value->as_bool();
 }
 
-std::string grouped(std::uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t k = 0; k < digits.size(); ++k) {
-    if (k > 0 && (digits.size() - k) % 3 == 0) out.push_back(',');
-    out.push_back(digits[k]);
-  }
-  return out;
-}
-
 std::string location(const json::value& brief) {
   const std::string file = str(brief, "file");
   if (file.empty()) return {};

@@ -17,4 +17,14 @@ std::string human_bytes(double bytes) {
   return text;
 }
 
+std::string grouped(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out.push_back(',');
+    out.push_back(digits[k]);
+  }
+  return out;
+}
+
 }  // namespace heapleak::clients

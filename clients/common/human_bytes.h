@@ -4,10 +4,14 @@
 // never "1022.0 KiB"), so one heap prints the same sizes everywhere.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace heapleak::clients {
 
 std::string human_bytes(double bytes);
+
+// Counts for people: 12345 -> "12,345".
+std::string grouped(std::uint64_t n);
 
 }  // namespace heapleak::clients

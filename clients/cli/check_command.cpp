@@ -1,0 +1,262 @@
+// `heapleak check A B C`: the leak gate for CI. Runs explain's analysis (one
+// row per leak), judges the rows against a baseline of accepted signatures
+// and the budgets (results/leak_gate.h), prints the verdict as text, JSON,
+// SARIF 2.1.0 or JUnit XML, and exits 0 within budget, kExitGateFailed when
+// not, so a CI step fails on a new leak but not on a known one.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "clients/cli/cli_output.h"
+#include "clients/cli/commands.h"
+#include "clients/cli/size_arg.h"
+#include "clients/cli/text_format.h"
+#include "core/leak_clusters.h"
+#include "results/gate_json.h"
+#include "results/junit.h"
+#include "results/leak_baseline.h"
+#include "results/leak_gate.h"
+#include "results/sarif.h"
+
+namespace heapleak::cli {
+using namespace results;
+namespace {
+
+constexpr const char* kHelp = R"(usage: heapleak check A B [C] [options]
+
+The leak gate for CI: the leak rows of `heapleak explain A B C`, judged
+against a baseline of accepted leaks and budgets. Exits 0 within budget and
+5 when not (a new leak, a budget passed, or with --fail-on-growth a known leak
+that grew); 2 usage, 3 unreadable dump or baseline. Rows that are probably
+not leaks never count; they are listed as such.
+
+options:
+  --max-leaked-bytes SIZE    new leaks may retain this much (500000, 512KiB, 5MiB, 1.5GB)
+  --max-leaked-objects N     new leaks may hold this many objects
+                             (no budget given: any new leak fails)
+  --baseline FILE            accepted leaks (by signature): they never fail the build;
+                             entries no longer seen are reported as fixed
+  --write-baseline FILE      accept every current leak: write them to FILE (sorted JSON)
+                             and judge this run against it
+  --fail-on-growth FACTOR    fail when a known leak retains more than FACTOR times its
+                             baseline bytes (without it, growth past 2x is only reported)
+  --format text|json|sarif|junit   the report (default text; its first line is the verdict)
+  --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
+                             a relative DIR is taken from the current directory)
+  --output FILE, -o FILE     write the report to FILE instead of stdout
+)";
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return clients::grouped(n) + " " + (n == 1 ? one : many);
+}
+
+std::string first_site(const LeakCluster& row) {
+  std::set<std::string> sites;
+  std::string first;
+  for (const ClusterClass& entry : row.classes) {
+    for (const SiteCount& site : entry.sites) {
+      if (first.empty()) first = site.site;
+      sites.insert(site.site);
+    }
+  }
+  if (first.empty()) return "";
+  return "at " + first +
+         (sites.size() > 1 ? " and " + plural(sites.size() - 1, "more site", "more sites") : "");
+}
+
+std::string row_line(const LeakCluster& row) {
+  return row.key + " [" + row.signature + "]: " + plural(row.count, "object", "objects") +
+         ", retaining " + human_bytes(row.retained);
+}
+
+std::string text_report(const LeakClusters& clusters, const GateVerdict& verdict,
+                        const GateBudget& budget, const std::string& baseline_path,
+                        std::size_t baseline_size) {
+  std::ostringstream out;
+  out << "heapleak check: " << (verdict.passed ? "PASS" : "FAIL") << ": ";
+  if (verdict.passed) {
+    out << plural(verdict.new_rows, "new leak", "new leaks") << ", "
+        << plural(verdict.known_rows, "known", "known") << ", "
+        << plural(verdict.fixed.size(), "fixed", "fixed") << "\n";
+  } else {
+    for (std::size_t k = 0; k < verdict.reasons.size(); ++k)
+      out << (k ? "; " : "") << verdict.reasons[k];
+    out << "\n";
+  }
+  out << "budget: ";
+  if (!budget.any_budget()) out << "none (any new leak fails)";
+  if (budget.max_leaked_bytes) out << human_bytes(*budget.max_leaked_bytes) << " retained";
+  if (budget.max_leaked_bytes && budget.max_leaked_objects) out << ", ";
+  if (budget.max_leaked_objects) out << plural(*budget.max_leaked_objects, "object", "objects");
+  out << "; baseline: "
+      << (baseline_path.empty()
+              ? "none"
+              : baseline_path + " (" + plural(baseline_size, "accepted leak", "accepted leaks") +
+                    ")")
+      << "\n";
+  const auto section = [&](const char* title, bool known) {
+    bool any = false;
+    for (const GateRow& row : verdict.rows) {
+      if (row.is_new() == known) continue;
+      if (!any) out << "\n" << title << ":\n";
+      any = true;
+      out << (row.failed ? "  x " : "  - ") << row_line(*row.row);
+      if (row.growth) {
+        char factor[32];
+        std::snprintf(factor, sizeof factor, "%.1f", *row.growth);
+        out << " (baseline " << human_bytes(row.baseline->retained) << ": x" << factor
+            << (row.grew ? ", grew" : "") << ")";
+      }
+      out << "\n";
+      const std::string site = first_site(*row.row);
+      if (!site.empty()) out << "      " << site << "\n";
+    }
+  };
+  section("New leaks", false);
+  section("Known leaks (in the baseline)", true);
+  if (!verdict.fixed.empty()) out << "\nFixed (in the baseline, no longer seen):\n";
+  for (const BaselineEntry& entry : verdict.fixed) {
+    out << "  - " << entry.key << " [" << entry.signature << "]: was "
+        << plural(entry.count, "object", "objects") << ", " << human_bytes(entry.retained)
+        << " retained\n";
+  }
+  if (!clusters.noise.empty()) {
+    std::map<std::string, std::size_t> reasons;
+    for (const LeakCluster& row : clusters.noise)
+      ++reasons[std::string(noise_reason_name(row.noise))];
+    out << "\nProbably not leaks (never counted): " << plural(clusters.noise.size(), "row", "rows")
+        << ":";
+    const char* separator = " ";
+    for (const auto& [reason, count] : reasons) {
+      out << separator << reason << " " << count;
+      separator = ", ";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+GateBudget budget_options(const Args& args) {
+  GateBudget budget;
+  if (auto bytes = args.value("--max-leaked-bytes"))
+    budget.max_leaked_bytes = parse_byte_size("--max-leaked-bytes", *bytes);
+  if (auto objects = args.value("--max-leaked-objects"))
+    budget.max_leaked_objects = parse_count("--max-leaked-objects", *objects);
+  if (auto factor = args.value("--fail-on-growth")) {
+    double value = 0;
+    std::istringstream in(*factor);
+    if (!(in >> value) || !in.eof() || !(value >= 1.0) || value > 1e9)
+      throw UsageError{"--fail-on-growth expects a factor of 1 or more (e.g. 2 or 1.5), got '" +
+                       *factor + "'"};
+    budget.growth_factor = value;
+    budget.fail_on_growth = true;
+  }
+  return budget;
+}
+
+bool write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.flush();
+  if (!out) std::cerr << "heapleak: cannot write " << path << "\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int run_check(const std::vector<std::string>& argv) {
+  const Args parsed = parse_args(
+      argv, {{"--help", "-h"},
+             {"--max-leaked-bytes", "--max-leaked-objects", "--baseline", "--write-baseline",
+              "--fail-on-growth", "--format", "--source-root", "--output", "-o"}});
+  if (parsed.has("--help") || parsed.has("-h")) {
+    std::cout << kHelp;
+    return kExitOk;
+  }
+  if (parsed.positional.size() < 2 || parsed.positional.size() > 3)
+    throw UsageError{"expects two or three dumps: A B [C]"};
+  const std::string format = parsed.value("--format").value_or("text");
+  if (format != "text" && format != "json" && format != "sarif" && format != "junit")
+    throw UsageError{"--format expects text, json, sarif or junit, got '" + format + "'"};
+  if (parsed.value("--output") && parsed.value("-o"))
+    throw UsageError{"--output and -o are the same flag: give one"};
+  Args args = parsed;  // write_output writes to -o: --output is its long name
+  if (auto file = parsed.value("--output")) args.values["-o"] = *file;
+  const GateBudget budget = budget_options(args);
+  // Sites in a dump are absolute paths: compare them with an absolute root.
+  std::string source_root = args.value("--source-root").value_or("");
+  if (!source_root.empty())
+    source_root = std::filesystem::absolute(source_root).lexically_normal().string();
+
+  // The baseline first: a typo in its name must not cost the load of three dumps.
+  const std::string baseline_path = args.value("--baseline").value_or("");
+  LeakBaseline baseline;
+  if (!baseline_path.empty()) {
+    auto read = read_leak_baseline(baseline_path);
+    if (!read) return report_error(read.error());
+    baseline = std::move(*read);
+  }
+
+  int exit_code = kExitOk;
+  const auto heaps = load_leak_dumps(args.positional, exit_code);
+  if (heaps.empty()) return exit_code;
+  const Heap& target = *heaps[1];
+  const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
+  // By class: the row signatures (and so the baseline) are those of explain's default.
+  const LeakDiff diff = diff_heaps(*heaps[0], target, later, {GroupBy::kClass, 0});
+  for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+  if (format == "sarif" && !target.report().traced) {
+    // Code scanning can only place a result on a line it has a site for.
+    std::cerr << "heapleak: warning: " << target.report().path
+              << " has no allocation sites: the SARIF results have no file and line; call "
+                 "ObjectSpace.trace_object_allocations_start before dump A\n";
+  }
+  const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, GroupBy::kClass);
+
+  LeakBaseline written;  // --write-baseline's; declared before the verdict that points into it
+  GateVerdict verdict;   // points into the baseline it was judged against
+  std::string judged_against = baseline_path;
+  std::size_t baseline_size = baseline.leaks.size();
+  if (auto file = args.value("--write-baseline")) {
+    // Accepting the current leaks: this run is judged against what it writes,
+    // and the old baseline's entries no longer seen are still reported fixed.
+    written = baseline_of(clusters.leaks);
+    if (!write_text_file(*file, leak_baseline_text(written))) return kExitInput;
+    std::cerr << "heapleak: wrote "
+              << plural(written.leaks.size(), "accepted leak", "accepted leaks") << " to " << *file
+              << "\n";
+    verdict = judge_leaks(clusters, &written, budget);
+    for (const BaselineEntry& entry : baseline.leaks)
+      if (!written.find(entry.signature)) verdict.fixed.push_back(entry);
+    judged_against = *file;
+    baseline_size = written.leaks.size();
+  } else {
+    verdict = judge_leaks(clusters, baseline_path.empty() ? nullptr : &baseline, budget);
+  }
+
+  std::string report;
+  if (format == "json") {
+    report = to_json_text(gate_json(target, diff, clusters, verdict, budget, judged_against));
+  } else if (format == "sarif") {
+    report = to_json_text(sarif_log(clusters, verdict, {source_root, kHeapleakVersion}));
+  } else if (format == "junit") {
+    report = junit_xml(clusters, verdict);
+  } else {
+    report = text_report(clusters, verdict, budget, judged_against, baseline_size);
+  }
+  if (!write_output(args, report)) return kExitInput;
+  // Whatever the format, the verdict's first line goes to stderr when the
+  // report went to a file, so a CI log says why the step failed.
+  if (args.value("-o") || format != "text") {
+    std::cerr << "heapleak check: " << (verdict.passed ? "PASS" : "FAIL");
+    for (std::size_t k = 0; k < verdict.reasons.size(); ++k)
+      std::cerr << (k ? "; " : ": ") << verdict.reasons[k];
+    std::cerr << "\n";
+  }
+  return verdict.passed ? kExitOk : kExitGateFailed;
+}
+
+}  // namespace heapleak::cli

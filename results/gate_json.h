@@ -1,0 +1,20 @@
+// `heapleak check --format json`: the verdict, the budgets, and the new,
+// known and fixed leaks (and the noise), each leak row as explain gives it
+// (results_json's leak_cluster_json), known rows with their baseline entry.
+#pragma once
+
+#include <boost/json.hpp>
+#include <string>
+
+#include "core/heap.h"
+#include "core/leak_clusters.h"
+#include "core/leak_diff.h"
+#include "results/leak_gate.h"
+
+namespace heapleak::results {
+
+boost::json::object gate_json(const Heap& target, const LeakDiff& diff,
+                              const LeakClusters& clusters, const GateVerdict& verdict,
+                              const GateBudget& budget, const std::string& baseline_path);
+
+}  // namespace heapleak::results

@@ -1,0 +1,55 @@
+// The verdict of `heapleak check`: explain's leak rows judged against a
+// baseline (accepted signatures) and budgets. Rows not in the baseline are
+// new and count against the budgets; with no budget, any new row fails.
+// Baseline rows that grew past a factor are reported, and fail only when
+// asked; baseline entries no longer seen are fixed. No output format here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/leak_clusters.h"
+#include "results/leak_baseline.h"
+
+namespace heapleak::results {
+
+struct GateBudget {
+  std::optional<std::uint64_t> max_leaked_bytes;    // retained bytes of the new rows
+  std::optional<std::uint64_t> max_leaked_objects;  // leaked objects of the new rows
+  // A known leak "grew" when its retained bytes passed the baseline's times
+  // this factor; it fails the gate only when fail_on_growth is set.
+  double growth_factor = 2.0;
+  bool fail_on_growth = false;
+
+  bool any_budget() const { return max_leaked_bytes || max_leaked_objects; }
+};
+
+struct GateRow {
+  const LeakCluster* row = nullptr;
+  const BaselineEntry* baseline = nullptr;  // null: a new leak
+  // Retained now over retained in the baseline, for all rows of the same
+  // signature together; null for new rows or a baseline of 0 bytes.
+  std::optional<double> growth;
+  bool grew = false;    // growth passed the budget's factor
+  bool failed = false;  // this row is a reason the gate fails
+
+  bool is_new() const { return baseline == nullptr; }
+};
+
+struct GateVerdict {
+  std::vector<GateRow> rows;         // every leak row, in explain's order
+  std::vector<BaselineEntry> fixed;  // baseline entries no row has now
+  std::uint64_t new_rows = 0, new_objects = 0, new_retained = 0;
+  std::uint64_t known_rows = 0, grown_rows = 0;
+  bool over_bytes = false, over_objects = false;
+  bool passed = true;
+  std::vector<std::string> reasons;  // why it failed, one sentence each (empty when passed)
+};
+
+// `baseline` may be null: every row is new.
+GateVerdict judge_leaks(const LeakClusters& clusters, const LeakBaseline* baseline,
+                        const GateBudget& budget);
+
+}  // namespace heapleak::results

@@ -6,6 +6,7 @@ version, for the per-version table of docs/dump-format.md.
                               then print the table, with the public fixtures
                               (tests/fixtures) as the 2.x and 3.0 columns
   dump_table.py table WORK    print the table from WORK's existing probe dumps
+  dump_table.py check WORK    probe, then assert the claims docs/dump-format.md makes (CLAIMS)
 
 Every cell is counted from the dumps: record types, ROOT categories, SHAPE
 records, which fields objects carry, IMEMO kinds, DATA:VM/* structs, and where
@@ -88,7 +89,7 @@ def measure(dump, probe_info):
                      f"all but {' '.join(sorted(set(types) - with_shape))}") if with_shape else "no",
         "slot_size": "yes" if "slot_size" in fields else "no",
         "imemo": " ".join(sorted({o.get("imemo_type", "?") for o in imemo})),
-        "imemo_class": f"{sum('class' in o for o in imemo)} of {len(imemo)}",
+        "imemo_class": f"{sum('class' in o for o in imemo) or 'none'} of {len(imemo)}",
         "vm_data": " ".join(sorted({o["struct"] for o in objects.values()
                                     if o["type"] == "DATA" and str(o.get("struct", "")).startswith("VM/")})) or "none",
         "address_digits": str(max(len(a) - 2 for a in objects)),
@@ -162,21 +163,56 @@ def table(work):
     print("|---|" + "---|" * len(columns))
     for title, key in ROWS:
         print(f"| {title} | " + " | ".join(str(col.get(key, "-")) for _, col in columns) + " |")
+    return columns
+
+
+# What docs/dump-format.md says of each version, as (row key, word the cell
+# must hold, or "!word" it must not). Checked on every run of the probes.
+WASM_CLAIMS = (("float", "FLOAT record"), ("pointer", "32-bit"), ("threads", "no"), ("fork", "no"))
+CLAIMS = {
+    "3.1": (("roots", "global_list"), ("shapes", "none"), ("shape_id", "no"), ("imemo_class", "!none"),
+            ("class_ivar", "CLASS"), ("set", "OBJECT Set"), ("float", "none (flonum)"), ("chilled", "no")),
+    "3.2": (("roots", "global_list"), ("shapes", "IVAR"), ("shape_id", "all types"), ("slot_size", "yes"),
+            ("imemo_class", "none"), ("vm_data", "!pin_array_list"), ("class_ivar", "CLASS"), ("set", "OBJECT Set"),
+            ("object_id", "not in the dump")) + WASM_CLAIMS,
+    "3.3": (("roots", "global_list"), ("shapes", "IVAR"), ("shape_id", "all types"), ("imemo_class", "none"),
+            ("vm_data", "!pin_array_list"), ("class_ivar", "CLASS"), ("chilled", "no")) + WASM_CLAIMS,
+    "3.4": (("roots", "!global_list"), ("vm_data", "VM/pin_array_list"), ("vm_data", "!VM/cc_table"),
+            ("class_ivar", "CLASS"), ("set", "OBJECT Set"), ("chilled", "yes"), ("imemo", "!fields")) + WASM_CLAIMS,
+    "4.0": (("roots", "global_symbols"), ("roots", "!global_list"), ("imemo", "fields"),
+            ("class_ivar", "IMEMO:fields"), ("vm_data", "VM/cc_table"), ("vm_data", "VM/managed_id_table"),
+            ("vm_data", "VM/pin_array_list"), ("set", "DATA set"), ("object_id", "OBJ_ID"), ("shapes", "!FROZEN"),
+            ("chilled", "yes")) + WASM_CLAIMS,
+}
+
+
+def check(columns):
+    fails = 0
+    for name, col in columns:
+        for key, word in CLAIMS.get(name, ()):
+            cell = str(col.get(key, ""))
+            ok = word[1:] not in cell if word.startswith("!") else word in cell
+            if not ok:
+                fails += 1
+                print(f"FAIL Ruby {name}: {key} is {cell!r}, docs/dump-format.md says {word!r}")
+    print(f"{'FAIL' if fails else 'ok'}: {sum(len(c) for c in CLAIMS.values()) - fails} of "
+          f"{sum(len(c) for c in CLAIMS.values())} per-version claims hold")
+    return 1 if fails else 0
 
 
 def main(argv):
-    if len(argv) != 2 or argv[0] not in ("probe", "table"):
+    if len(argv) != 2 or argv[0] not in ("probe", "table", "check"):
         print(__doc__, file=sys.stderr)
         return 2
     work = os.path.abspath(argv[1])
-    if argv[0] == "probe":
+    if argv[0] in ("probe", "check"):
         try:
             probe(work)
         except (subprocess.SubprocessError, OSError) as err:
-            print(f"FAIL probe.rb: {err}", file=sys.stderr)
+            print(f"FAIL probe.rb: {err}")
             return 1
-    table(work)
-    return 0
+    columns = table(work)
+    return check(columns) if argv[0] == "check" else 0
 
 
 if __name__ == "__main__":

@@ -3,21 +3,34 @@
 judged against their ground truth (truth.json).
 
   scenarios.py gen    WORK VERSION MODE SCENARIO           leakgen.rb small -> WORK/VERSION-MODE-SCENARIO/
-  scenarios.py check  HEAPLEAK WORK VERSION MODE SCENARIO  assert the answers below (exit 1 on a failure)
-  scenarios.py report HEAPLEAK WORK                        the table for every version x mode x scenario
+  scenarios.py check  HEAPLEAKD WORK VERSION MODE SCENARIO assert the answers below (exit 1 on a failure);
+                                                           a passing run's dumps are deleted
+                                                           (HEAPLEAK_KEEP_DUMPS=1 keeps them)
+  scenarios.py report HEAPLEAKD WORK                       the table for every version x mode x scenario
+                                                           (generating the runs whose dumps are gone)
 
 VERSION: 3.1 (Debian's native ruby) or 3.2, 3.3, 3.4, 4.0 (wasm, ruby_versions.py);
-MODE: traced or untraced (leakgen's TRACE=1/0). HEAPLEAK is the one-shot CLI.
+MODE: traced or untraced (leakgen's TRACE=1/0). HEAPLEAKD is the daemon: one
+`heapleakd --stdio` per run (tests/support/heapleakd.py) loads A, B and C once.
 
-What `check` asserts, for every version and mode (the same bounds a native
-3.1 build meets, tests/e2e/scenario.rb):
-  - stats recall: 1.0 traced, >= 0.97 untraced (without tracing a leaked object
-    on a slot A showed holding the same class cannot be told apart);
-  - stats extras (beyond the truth and the benign pool) <= 3% of the truth;
+What `check` asserts, for every version and mode (bounds a native 3.1 build
+meets as well; fractions are of the truth's leaked objects):
+  - stats recall: 1.0 traced. Untraced: 1.0 over the leaked objects the dumps
+    can tell apart (a leaked object on a slot where A showed an object the
+    identity rule cannot tell from it is "hidden by reuse", see same_by_dump),
+    and >= 0.85 in all (3.3+ put same-sized Hashes in their own slot pool, so
+    ~10% of a scenario's objects are hidden; 3.1 loses 1-3%);
+  - what stats reports beyond the truth and the benign pool: <= 3% kept by
+    the program; <= 10% kept alive by the conservative stack scan (its
+    shortest path starts at machine_context: wasm's scan is wide); untraced,
+    <= 15% on a slot of B that C shows holding another object of the class
+    (the record's references or size changed), traced <= 3%;
   - root on the truth's samples names the truth's retainer at its distance;
   - owner of the samples is the retainer, its path passes the owner chain;
-  - explain's first row: held by the retainer, its reach names the class or
-    the global that keeps it, and it counts >= the stats recall bound of the truth.
+  - explain's first row: held by the retainer; its reach names the class whose
+    ivar keeps it or says global (REACH); it counts every leaked object stats
+    found but those under a hidden one (clustered under it), less 1% the
+    stack scan may reach directly.
 """
 
 import json
@@ -72,7 +85,8 @@ class Heapleakd:
     """One `heapleakd --stdio` (the shared harness) with A, B and C loaded."""
 
     def __init__(self, exe, dumps):
-        self.daemon = heapleakd.Daemon([exe, "--stdio"], stdio=True)
+        log = os.path.join(os.path.dirname(dumps[0]), "heapleakd.log")
+        self.daemon = heapleakd.Daemon([exe, "--stdio"], stdio=True, log_path=log)
         self.peer = self.daemon.stdio_peer()
         self.peer.initialize(name="tests/rubies")
         self.ids = [self.call("loadHeap", path=p)["heap"] for p in dumps]
@@ -252,10 +266,15 @@ def check(exe, work, version, mode, scenario):
     fails = failures(m)
     for f in fails:
         print(f"FAIL {version} {mode} {scenario}: {f}")
-    if not fails:
-        print(f"ok {version} {mode} {scenario}: recall {m['recall']:.4f}, precision {m['precision']:.4f}, "
-              f"root, owner and explain's first row right")
-    return 1 if fails else 0
+    if fails:
+        return 1
+    print(f"ok {version} {mode} {scenario}: recall {m['recall']:.4f}, precision {m['precision']:.4f}, "
+          f"root, owner and explain's first row right")
+    # ~65 MB a run, 2 GB for all: a passing run's dumps go (a failing one's stay to look at).
+    if not os.environ.get("HEAPLEAK_KEEP_DUMPS"):
+        for name in "ABC":
+            os.remove(os.path.join(run_dir(work, version, mode, scenario), f"{name}.json"))
+    return 0
 
 
 def fmt(x):
@@ -267,23 +286,26 @@ def fmt(x):
 
 
 def report(exe, work):
-    head = ("Ruby", "mode", "scenario", "objects", "recall", "precision", "extras", "root right", "owner right",
-            "first row right", "first row path")
+    head = ("Ruby", "mode", "scenario", "objects", "recall", "hidden by reuse", "precision",
+            "extras kept/stack/reused", "root right", "owner right", "first row right (reach)",
+            "first row count / expected", "first row path")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for version in ruby_versions.VERSIONS:
         for mode in MODES:
             for scenario in SCENARIOS:
-                if not os.path.exists(os.path.join(run_dir(work, version, mode, scenario), "truth.json")):
+                if not os.path.exists(os.path.join(run_dir(work, version, mode, scenario), "C.json")):
                     generate(work, version, mode, scenario)
                 m = measure(exe, work, version, mode, scenario)
                 reach = m["first_reach"] or {}
                 first_ok = m["first_holder"] == m["want"] and all(
                     reach.get(k) == v for k, v in REACH[scenario].items())
-                row = (version, mode, scenario, m["objects"], fmt(m["recall"]), fmt(m["precision"]), m["extras"],
+                row = (version, mode, scenario, m["objects"], fmt(m["recall"]), m["hidden_by_reuse"],
+                       fmt(m["precision"]), f"{m['extras_other']}/{m['extras_stack']}/{m['extras_changed']}",
                        fmt(m["root"] == m["want"] and m["root_distance"] == m["want_distance"]),
-                       fmt(m["owner"] == m["want"] and m["owner_chain_on_path"]), fmt(first_ok),
-                       " -> ".join(m["first_path"] or []))
+                       fmt(m["owner"] == m["want"] and m["owner_chain_on_path"]),
+                       f"{fmt(first_ok)} ({reach.get('kind')} {reach.get('name', '')}, ROOT {reach.get('root')})",
+                       f"{m['first_count']}/{m['explain_expected']}", " -> ".join(m["first_path"] or []))
                 print("| " + " | ".join(map(str, row)) + " |", flush=True)
 
 

@@ -113,8 +113,8 @@ def probed(objects, shapes, info):
         "class_ivar": holder,
         "set": (f"{s['type']} " + (s.get("struct") or "Set")) if s else "absent",
         "float": "FLOAT record" if at["Float"] else "none (flonum)",
-        "object_id": (f"shape OBJ_ID, ivars {oid.get('ivars')}" if obj_id_shape else
-                      f"not in the dump (ivars {oid.get('ivars', 0)})") if oid else "absent",
+        "object_id": (f"an OBJ_ID shape (`ivars` {oid.get('ivars')})" if obj_id_shape else
+                      "not in the dump") if oid else "absent",
         "chilled": "yes" if lit and lit.get("chilled") else "no",
         "pointer": f"{info['pointer_bytes'] * 8}-bit",
         "threads": info["threads"],

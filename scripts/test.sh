@@ -2,7 +2,10 @@
 # test.sh: install what is missing, build and run every test, as CI does:
 #   0. every tracked C++ file is clang-formatted (.clang-format);
 #   1. the dev preset: Catch2 units, protocol transcripts, daemon, client and
-#      hardening end-to-end tests, and the end-to-end runs on real Ruby dumps;
+#      hardening end-to-end tests, and the end-to-end runs on real Ruby dumps,
+#      among them (label rubies) the leak scenarios under Ruby 3.1 and the
+#      3.2-4.0 WebAssembly builds, which need Node 20 and npm: its fixture runs
+#      `npm ci` in tests/rubies from the lock file and fails without them;
 #   2. scripts/sanitizers.sh: the units, transcripts, daemon, client,
 #      hardening and dump end-to-end tests again under AddressSanitizer +
 #      UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset), then the

@@ -8,12 +8,25 @@
 //
 // SCRIPT and its ARGS are guest paths (inside a mount). --no-turbo-fast-api-calls
 // is required: without it Node 20 crashes at random once the wasm memory grows
-// (a Node bug with WASI fast API calls). Exit status: the script's.
+// (a Node bug with WASI fast API calls). Exit status: the script's. The guest
+// has no current directory of its own: give SCRIPT and its files as absolute
+// guest paths. Its stdin, stdout and stderr are this process's.
 import { readFile } from "node:fs/promises";
-import { WASI } from "node:wasi";
 import path from "node:path";
 import process from "node:process";
 import { RubyVM } from "@ruby/wasm-wasi";
+
+// Node 20 warns once that WASI is experimental, on stderr, where a test would
+// read it as the script's output; every other warning still prints.
+// (--disable-warning=ExperimentalWarning does this only from Node 20.11.)
+const printWarning = process.listeners("warning");
+process.removeAllListeners("warning");
+process.on("warning", (warning) => {
+  if (warning.name === "ExperimentalWarning" && /WASI/.test(warning.message)) return;
+  for (const listener of printWarning) listener(warning);
+});
+// Imported only now: loading node:wasi is what warns.
+const { WASI } = await import("node:wasi");
 
 function usage(message) {
   process.stderr.write(`run-ruby: ${message}\n` +

@@ -48,6 +48,11 @@ std::string count(std::int64_t n) {
   return n < 0 ? "-" + digits : digits;
 }
 
+// "1 leak", "2 leaks"
+std::string counted(std::int64_t n, std::string_view one, std::string_view many) {
+  return count(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string bytes(const json::value& value) {
   return clients::human_bytes(static_cast<double>(num(value)));
 }
@@ -176,11 +181,11 @@ std::string mcp_unloaded_text(const json::object& unloaded) {
 std::string mcp_leaks_text(const json::object& explain) {
   const json::array& leaks = rows(at(explain, "leaks"));
   const json::object& total = obj(at(explain, "total"));
-  std::string text = count(num(at(explain, "leakCount"))) + " leaks in heap " +
+  std::string text = counted(num(at(explain, "leakCount")), "leak", "leaks") + " in heap " +
                      str(at(explain, "target")) + " (" + count(num(at(total, "count"))) +
                      " objects, " + bytes(at(total, "memsize")) + " new and still alive), " +
-                     count(num(at(explain, "noiseCount"))) +
-                     " rows probably not leaks. Most retained first";
+                     counted(num(at(explain, "noiseCount")), "row", "rows") +
+                     " probably not leaks. Most retained first";
   text += num(at(explain, "offset")) > 0
               ? ", from row " + std::to_string(num(at(explain, "offset")) + 1) + ":\n"
               : ":\n";

@@ -193,6 +193,7 @@ void McpSession::call_tool(const protocol::Request& request) {
                 "unknown tool: " + std::string(name->as_string()) + " (tools/list has them all)");
   }
   McpToolCall call;
+  call.id = request.id;
   if (const json::value* arguments = params->if_contains("arguments");
       arguments && !arguments->is_null()) {
     if (!arguments->is_object()) {

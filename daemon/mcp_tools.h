@@ -21,6 +21,7 @@ namespace heapleak::daemon {
 
 // What one tools/call carries besides the tool's name.
 struct McpToolCall {
+  boost::json::value id;  // the tools/call request's, for the method calls' log lines
   boost::json::object arguments;
   std::stop_token stop;         // notifications/cancelled, or the client went away
   protocol::Progress progress;  // inert unless the call carried _meta.progressToken

@@ -296,8 +296,8 @@ std::string mcp_object_text(const json::object& inspected) {
   const json::object& object = obj(at(inspected, "object"));
   std::string text = summary(object) + ": " + str(at(object, "type")) + ", " +
                      bytes(at(object, "memsize")) + ", " +
-                     count(num(at(object, "referrersCount"))) + " referrers, " +
-                     count(num(at(object, "referencesCount"))) + " references.\n";
+                     counted(num(at(object, "referrersCount")), "referrer", "referrers") + ", " +
+                     counted(num(at(object, "referencesCount")), "reference", "references") + ".\n";
   if (at(object, "record").is_object()) {
     std::string record = json::serialize(at(object, "record"));
     if (record.size() > 600) record = record.substr(0, 600) + "...";

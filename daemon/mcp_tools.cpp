@@ -260,6 +260,24 @@ void top_retainers(const Env& env, const json::object& args, const McpToolCall& 
       &mcp_top_text);
 }
 
+// The dump record of `object` without what could make it huge: its
+// references (the tool pages them) and a String's value past 4 KiB.
+void trim_record(json::value& object) {
+  json::value* record = object.is_object() ? object.as_object().if_contains("record") : nullptr;
+  if (!record || !record->is_object()) return;
+  json::object& fields = record->as_object();
+  fields.erase("references");
+  constexpr std::size_t kMaxValue = 4096;
+  if (json::value* value = fields.if_contains("value");
+      value && value->is_string() && value->as_string().size() > kMaxValue) {
+    const json::string& text = value->as_string();
+    std::size_t cut = kMaxValue;  // not inside a UTF-8 sequence
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    *value = json::string(text.subview(0, cut));
+    fields["valueTruncated"] = true;
+  }
+}
+
 // object, then a page of referrers, then a page of references, chained.
 void inspect_object(const Env& env, const json::object& args, const McpToolCall& call,
                     McpToolDone done) {
@@ -288,7 +306,9 @@ void inspect_object(const Env& env, const json::object& args, const McpToolCall&
                  [=](Outcome references) {
                    if (!references.ok) return done(mcp_tool_error(error_text(references.error)));
                    answering(done, [&] {
-                     json::object result{{"object", object.result},
+                     json::value summary = object.result;
+                     trim_record(summary);
+                     json::object result{{"object", std::move(summary)},
                                          {"referrers", shaped(referrers.result)},
                                          {"references", shaped(references.result)}};
                      std::string text = mcp_object_text(result);

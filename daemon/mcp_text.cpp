@@ -134,7 +134,9 @@ std::string held(const json::value& value) {
     const json::array& sites = rows(at(group, "sites"));
     if (!sites.empty()) {
       text += " at " + str(at(obj(sites.front()), "site"));
-      if (sites.size() > 1) text += " +" + std::to_string(sites.size() - 1) + " sites";
+      if (sites.size() > 1) {
+        text += " +" + counted(static_cast<std::int64_t>(sites.size() - 1), "site", "sites");
+      }
     }
   }
   return text;

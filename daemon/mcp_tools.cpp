@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "daemon/mcp_catalog.h"
 #include "daemon/mcp_text.h"
@@ -195,35 +196,52 @@ void unload_heap(const Env& env, const json::object& args, const McpToolCall& ca
   single(env, methods::kUnloadHeap, args, call, std::move(done), {}, &mcp_unloaded_text);
 }
 
+// Rows a paged tool windows: the array, and the result field that counts
+// them all (empty when the method gives no count).
+struct Rows {
+  std::string_view rows;
+  std::string_view total;
+};
+
+// A paged tool: the method is asked for the rows up to offset + limit (one
+// more when it does not count them, to tell whether more follow), and each
+// of `windows` is cut to [offset, offset + limit).
+void paged(const Env& env, std::string_view method, const json::object& args,
+           const McpToolCall& call, McpToolDone done, std::size_t default_limit,
+           std::vector<Rows> windows, std::string (*render)(const json::object&)) {
+  const std::size_t limit = size_arg(args, "limit", default_limit);
+  const std::size_t offset = size_arg(args, "offset", 0);
+  const bool counted = !windows.front().total.empty();
+  json::object params = without(args, {"offset"});
+  params["limit"] = upto(offset, limit, counted ? 0 : 1);
+  single(
+      env, method, std::move(params), call, std::move(done),
+      [offset, limit, windows = std::move(windows)](json::object& result) {
+        for (const Rows& window : windows) {
+          page(result, window.rows, offset, limit,
+               window.total.empty() ? std::nullopt : std::optional(count_of(result, window.total)));
+        }
+      },
+      render);
+}
+
+// Sample addresses per row or group: fewer than the wire's default, for a
+// model's context.
+json::object with_samples(json::object args) {
+  args["samples"] = size_arg(args, "samples", 5);
+  return args;
+}
+
 void find_leaks(const Env& env, const json::object& args, const McpToolCall& call,
                 McpToolDone done) {
-  const std::size_t limit = size_arg(args, "limit", 10);
-  const std::size_t offset = size_arg(args, "offset", 0);
-  json::object params = without(args, {"offset"});
-  params["limit"] = upto(offset, limit);
-  params["samples"] = size_arg(args, "samples", 5);
-  single(
-      env, methods::kExplain, std::move(params), call, std::move(done),
-      [offset, limit](json::object& result) {
-        page(result, "leaks", offset, limit, count_of(result, "leakCount"));
-        page(result, "noise", offset, limit, count_of(result, "noiseCount"));
-      },
-      &mcp_leaks_text);
+  paged(env, methods::kExplain, with_samples(args), call, std::move(done), 10,
+        {{"leaks", "leakCount"}, {"noise", "noiseCount"}}, &mcp_leaks_text);
 }
 
 void leak_stats(const Env& env, const json::object& args, const McpToolCall& call,
                 McpToolDone done) {
-  const std::size_t limit = size_arg(args, "limit", 20);
-  const std::size_t offset = size_arg(args, "offset", 0);
-  json::object params = without(args, {"offset"});
-  params["limit"] = upto(offset, limit);
-  params["samples"] = size_arg(args, "samples", 5);
-  single(
-      env, methods::kStats, std::move(params), call, std::move(done),
-      [offset, limit](json::object& result) {
-        page(result, "groups", offset, limit, count_of(result, "groupCount"));
-      },
-      &mcp_stats_text);
+  paged(env, methods::kStats, with_samples(args), call, std::move(done), 20,
+        {{"groups", "groupCount"}}, &mcp_stats_text);
 }
 
 void common_retainer(const Env& env, const json::object& args, const McpToolCall& call,
@@ -247,17 +265,8 @@ void path_to_root(const Env& env, const json::object& args, const McpToolCall& c
 
 void top_retainers(const Env& env, const json::object& args, const McpToolCall& call,
                    McpToolDone done) {
-  const std::size_t limit = size_arg(args, "limit", 20);
-  const std::size_t offset = size_arg(args, "offset", 0);
-  json::object params = without(args, {"offset"});
-  params["limit"] = upto(offset, limit, 1);  // one more: says whether more follow
-  single(
-      env, methods::kTopRetainers, std::move(params), call, std::move(done),
-      [offset, limit](json::object& result) {
-        page(result, "retainers", offset, limit, std::nullopt);
-        page(result, "classes", offset, limit, std::nullopt);
-      },
-      &mcp_top_text);
+  paged(env, methods::kTopRetainers, args, call, std::move(done), 20,
+        {{"retainers", ""}, {"classes", ""}}, &mcp_top_text);
 }
 
 // The dump record of `object` without what could make it huge: its

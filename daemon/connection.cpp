@@ -5,18 +5,51 @@
 
 namespace heapleak::daemon {
 
+namespace {
+
+// protocol::Session as a ServedSession.
+class JsonRpcSession : public ServedSession {
+ public:
+  JsonRpcSession(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
+                 Sink sink)
+      : session_(std::move(binder), std::move(options), std::move(sink)) {}
+  void feed(std::string_view bytes) override { session_.feed(bytes); }
+  void finish_input() override { session_.finish_input(); }
+  void close() override { session_.close(); }
+  std::size_t in_flight() const override { return session_.in_flight(); }
+  std::optional<int> exit_code() const override { return session_.exit_code(); }
+
+ private:
+  protocol::Session session_;
+};
+
+}  // namespace
+
+SessionFactory json_rpc_sessions(std::shared_ptr<const protocol::Binder> binder,
+                                 protocol::SessionOptions options) {
+  return [binder = std::move(binder), options = std::move(options)](ServedSession::Sink sink,
+                                                                    std::function<void()> on_exit) {
+    protocol::SessionOptions mine = options;
+    mine.on_exit = [then = options.on_exit, on_exit = std::move(on_exit)](bool clean) {
+      if (then) then(clean);
+      on_exit();
+    };
+    return std::make_unique<JsonRpcSession>(binder, std::move(mine), std::move(sink));
+  };
+}
+
 Connection::Connection(std::shared_ptr<const protocol::Binder> binder,
                        protocol::SessionOptions options, std::unique_ptr<ByteStream> stream,
                        bool finish_work_at_eof)
+    : Connection(json_rpc_sessions(std::move(binder), std::move(options)), std::move(stream),
+                 finish_work_at_eof) {}
+
+Connection::Connection(const SessionFactory& sessions, std::unique_ptr<ByteStream> stream,
+                       bool finish_work_at_eof)
     : stream_(std::move(stream)), finish_work_at_eof_(finish_work_at_eof) {
-  auto on_exit = options.on_exit;
-  options.on_exit = [this, on_exit](bool clean) {
-    if (on_exit) on_exit(clean);
-    stop_reading_ = true;  // run() returns after this message; it must not re-enter the session
-  };
-  session_ =
-      std::make_unique<protocol::Session>(std::move(binder), std::move(options),
-                                          [this](std::string frame) { enqueue(std::move(frame)); });
+  // run() returns after this message; it must not re-enter the session.
+  session_ = sessions([this](std::string frame) { enqueue(std::move(frame)); },
+                      [this] { stop_reading_ = true; });
   writer_ = std::thread([this] { write_loop(); });
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "daemon/byte_stream.h"
+#include "daemon/served_session.h"
 #include "protocol/binder.h"
 #include "protocol/session.h"
 
@@ -29,6 +30,9 @@ class Connection {
   // socket the peer is gone at EOF and its requests are cancelled instead.
   Connection(std::shared_ptr<const protocol::Binder> binder, protocol::SessionOptions options,
              std::unique_ptr<ByteStream> stream, bool finish_work_at_eof = false);
+  // Serves whatever session `sessions` builds (MCP's, say) on the same loop.
+  Connection(const SessionFactory& sessions, std::unique_ptr<ByteStream> stream,
+             bool finish_work_at_eof = false);
   ~Connection();  // closes, joins the writer
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -55,7 +59,7 @@ class Connection {
   bool broken_ = false;       // the peer stopped reading or went away: drop output
   bool writer_stop_ = false;  // destructor: the writer drains and ends
   bool writer_done_ = false;
-  std::unique_ptr<protocol::Session> session_;
+  std::unique_ptr<ServedSession> session_;
   std::thread writer_;
 };
 

@@ -10,12 +10,15 @@ namespace heapleak::daemon {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: heapleakd (--stdio | --listen unix[:PATH] | --listen tcp:127.0.0.1:PORT --token-file FILE) [options]
+    R"(usage: heapleakd (--stdio | --mcp | --listen unix[:PATH] | --listen tcp:127.0.0.1:PORT --token-file FILE) [options]
 
 The heapleak daemon: keeps parsed Ruby heap dumps in memory and answers
 JSON-RPC 2.0 (LSP base protocol, or one JSON message per line) about them.
 
   --stdio               serve one client on stdin/stdout (what editors spawn)
+  --mcp                 serve one MCP client (an AI agent) on stdin/stdout:
+                        the Model Context Protocol's tools, one JSON message
+                        per line (docs/mcp.md)
   --listen unix[:PATH]  serve many clients on a unix socket (default path:
                         $XDG_RUNTIME_DIR/heapleak/heapleakd.sock), mode 0600
   --listen tcp:127.0.0.1:PORT
@@ -88,6 +91,9 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
     } else if (arg == "--stdio") {
       options.mode = DaemonOptions::Mode::kStdio;
       mode_given = true;
+    } else if (arg == "--mcp") {
+      options.mode = DaemonOptions::Mode::kMcp;
+      mode_given = true;
     } else if (arg == "--listen") {
       if (!take()) return fail("--listen needs unix[:PATH] or tcp:127.0.0.1:PORT");
       mode_given = true;
@@ -137,7 +143,7 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
       return fail("unknown option " + arg);
     }
   }
-  if (!mode_given) return fail("say how to serve: --stdio or --listen");
+  if (!mode_given) return fail("say how to serve: --stdio, --mcp or --listen");
   if (options.mode == DaemonOptions::Mode::kTcp && options.token_file.empty()) {
     return fail("--listen tcp: requires --token-file (any local user can reach a TCP port)");
   }

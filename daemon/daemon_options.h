@@ -10,7 +10,8 @@
 namespace heapleak::daemon {
 
 struct DaemonOptions {
-  enum class Mode { kStdio, kUnix, kTcp };
+  // kMcp: the Model Context Protocol on stdin/stdout (docs/mcp.md).
+  enum class Mode { kStdio, kMcp, kUnix, kTcp };
   Mode mode = Mode::kStdio;
   std::string socket_path;  // kUnix
   std::string tcp_host = "127.0.0.1";

@@ -1,6 +1,7 @@
 // heapleakd: the resident daemon. Parses options, builds the heap store, the
 // worker pools and the method table, then serves stdio (stdio_server.h) or
-// sockets (socket_server.h). Flags and wiring only.
+// sockets (socket_server.h), or MCP on stdio (--mcp: mcp_session.h, its tools
+// on the same method table). Flags and wiring only.
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 
 #include "daemon/daemon_context.h"
 #include "daemon/daemon_options.h"
+#include "daemon/mcp_session.h"
+#include "daemon/mcp_tools.h"
 #include "daemon/method_table.h"
 #include "daemon/socket_server.h"
 #include "daemon/stdio_server.h"
@@ -46,7 +49,9 @@ int main(int argc, char** argv) {
   }
   ::signal(SIGPIPE, SIG_IGN);
   // Before any thread starts (the worker pools below included).
-  if (options->mode == DaemonOptions::Mode::kStdio) block_stop_signals();
+  const bool on_stdio =
+      options->mode == DaemonOptions::Mode::kStdio || options->mode == DaemonOptions::Mode::kMcp;
+  if (on_stdio) block_stop_signals();
   auto logger =
       std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
 
@@ -65,6 +70,14 @@ int main(int argc, char** argv) {
   session.capabilities = capabilities(*binder, *options);
   session.logger = logger;
 
+  if (options->mode == DaemonOptions::Mode::kMcp) {
+    McpOptions mcp;
+    mcp.server_version = session.server_version;
+    mcp.logger = logger;
+    StdioServer server(mcp_sessions(std::make_shared<McpTools>(binder, logger), mcp), logger);
+    request_stop = [&server] { server.stop(); };
+    return server.run();
+  }
   if (options->mode == DaemonOptions::Mode::kStdio) {
     StdioServer server(binder, session, logger);
     request_stop = [&server] { server.stop(); };

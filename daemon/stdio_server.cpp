@@ -41,9 +41,11 @@ void block_stop_signals() {
 StdioServer::StdioServer(std::shared_ptr<const protocol::Binder> binder,
                          protocol::SessionOptions session_options,
                          std::shared_ptr<protocol::Logger> logger)
-    : binder_(std::move(binder)),
-      session_options_(std::move(session_options)),
-      logger_(std::move(logger)) {}
+    : StdioServer(json_rpc_sessions(std::move(binder), std::move(session_options)),
+                  std::move(logger)) {}
+
+StdioServer::StdioServer(SessionFactory sessions, std::shared_ptr<protocol::Logger> logger)
+    : sessions_(std::move(sessions)), logger_(std::move(logger)) {}
 
 int StdioServer::run() {
   // Detached: it may still wait in sigwait when the process exits, so it
@@ -61,8 +63,7 @@ int StdioServer::run() {
   }).detach();
   int code;
   {
-    Connection connection(binder_, session_options_,
-                          std::make_unique<StdioStream>(state_->stop_requested),
+    Connection connection(sessions_, std::make_unique<StdioStream>(state_->stop_requested),
                           /*finish_work_at_eof=*/true);
     {
       std::lock_guard lock(state_->mutex);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 
+#include "daemon/served_session.h"
 #include "protocol/binder.h"
 #include "protocol/logger.h"
 #include "protocol/session.h"
@@ -26,6 +27,8 @@ class StdioServer {
  public:
   StdioServer(std::shared_ptr<const protocol::Binder> binder,
               protocol::SessionOptions session_options, std::shared_ptr<protocol::Logger> logger);
+  // Any session on stdin/stdout: heapleakd --mcp serves MCP's (mcp_session.h).
+  StdioServer(SessionFactory sessions, std::shared_ptr<protocol::Logger> logger);
 
   // Serves until the input ends, `exit`, stop() or a signal; returns the
   // process exit code.
@@ -42,8 +45,7 @@ class StdioServer {
     daemon::Connection* connection = nullptr;
   };
 
-  std::shared_ptr<const protocol::Binder> binder_;
-  protocol::SessionOptions session_options_;
+  SessionFactory sessions_;
   std::shared_ptr<protocol::Logger> logger_;
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };

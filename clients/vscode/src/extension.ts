@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { HeapleakClient, TraceLevel } from './client';
 import { Commands, Settings, Ui } from './commands';
 import { resolveDaemonPath } from './daemon_path';
+import { LeakDiagnostics, LeakLens, SiteDiagnostic } from './diagnostics';
 import { kObjectScheme, objectDocumentPath, resolveSite, siteRange } from './details';
 import { GraphView, buildGraphHtml, makeNonce } from './graph';
 import { HeapStore, ItemView, TreeModel, TreeNode } from './model';
@@ -38,6 +39,7 @@ function readSettings(): Settings {
     minSamples: config.get<number>('retainer.minSamples', 0),
     groupBy: config.get<GroupBy>('groupBy', 'class'),
     leakView: config.get<'leaks' | 'groups'>('leakView', 'leaks'),
+    pathMappings: config.get<Record<string, string>>('pathMappings', {}),
   };
 }
 
@@ -122,6 +124,53 @@ class HeapTree implements vscode.TreeDataProvider<TreeNode> {
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     return toTreeItem(this.model_.item(node));
+  }
+
+  getParent(node: TreeNode): Promise<TreeNode | undefined> {
+    return this.model_.parent(node);
+  }
+}
+
+/**
+ * The Problems entries and squiggles of the leak rows' allocation sites, and
+ * the CodeLens above each line ("show leak" reveals the row in the tree).
+ */
+class LeakMarkers implements vscode.CodeLensProvider {
+  readonly collection = vscode.languages.createDiagnosticCollection('heapleak');
+  private lenses_: LeakLens[] = [];
+  private readonly changed_ = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed_.event;
+
+  set(diagnostics: SiteDiagnostic[], lenses: LeakLens[]): void {
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const d of diagnostics) {
+      const line = d.line - 1;
+      const diagnostic = new vscode.Diagnostic(new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER), d.message, vscode.DiagnosticSeverity.Warning);
+      diagnostic.source = 'heapleak';
+      diagnostic.code = d.code;
+      const list = byFile.get(d.file) ?? [];
+      list.push(diagnostic);
+      byFile.set(d.file, list);
+    }
+    this.collection.clear();
+    for (const [file, list] of byFile) this.collection.set(vscode.Uri.file(file), list);
+    this.lenses_ = lenses;
+    this.changed_.fire();
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    if (document.uri.scheme !== 'file') return [];
+    return this.lenses_
+      .filter((lens) => lens.file === document.uri.fsPath && lens.line <= document.lineCount)
+      .map((lens) => {
+        const range = new vscode.Range(lens.line - 1, 0, lens.line - 1, 0);
+        return new vscode.CodeLens(range, { title: lens.title, command: 'heapleak.revealLeak', arguments: [lens.heap, lens.leak] });
+      });
+  }
+
+  dispose(): void {
+    this.collection.dispose();
+    this.changed_.dispose();
   }
 }
 
@@ -302,6 +351,8 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
   const model = new TreeModel(store, api, undefined, (file) => commands.resolveSite(file));
   const tree = new HeapTree(model);
   const treeView = vscode.window.createTreeView(kViewId, { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
+  const markers = new LeakMarkers();
+  const leakDiagnostics = new LeakDiagnostics(store, (file) => commands.locateSite(file), (d, lenses) => markers.set(d, lenses));
   const storeSubscription = store.onDidChange(() => {
     tree.refresh();
     treeView.message = store.heaps.length >= 2 && store.diffs.length === 0 ? 'Next: Heapleak: Run Leak Diff' : undefined;
@@ -329,6 +380,20 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     output,
     treeView,
     storeSubscription,
+    leakDiagnostics,
+    markers,
+    vscode.languages.registerCodeLensProvider({ scheme: 'file' }, markers),
+    vscode.commands.registerCommand(
+      'heapleak.revealLeak',
+      guarded(async (heap?: string, leak?: string) => {
+        const node = heap && leak ? await model.findLeak(heap, leak) : undefined;
+        if (!node) {
+          void vscode.window.showWarningMessage('Heapleak: that leak is no longer in the Heapleak view (the diff was rerun or its heaps unloaded).');
+          return;
+        }
+        await treeView.reveal(node, { select: true, focus: true, expand: true });
+      }),
+    ),
     vscode.workspace.registerTextDocumentContentProvider(kObjectScheme, documents),
     vscode.languages.registerDocumentLinkProvider({ scheme: kObjectScheme }, documents),
     vscode.commands.registerCommand(
@@ -366,6 +431,7 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     vscode.commands.registerCommand('heapleak.showOutput', () => output.show()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!client) return;
+      if (event.affectsConfiguration('heapleak.pathMappings')) void leakDiagnostics.rebuild();
       if (event.affectsConfiguration('heapleak.trace.server')) client.reconfigure({ trace: traceLevel() });
       if (event.affectsConfiguration('heapleak.daemonPath') || event.affectsConfiguration('heapleak.daemonArgs')) {
         void vscode.window

@@ -96,6 +96,25 @@ export class DocumentLink {
   ) {}
 }
 
+export const DiagnosticSeverity = { Error: 0, Warning: 1, Information: 2, Hint: 3 };
+
+export class Diagnostic {
+  source?: string;
+  code?: string | number;
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: number,
+  ) {}
+}
+
+export class CodeLens {
+  constructor(
+    readonly range: Range,
+    readonly command?: { title: string; command: string; arguments?: unknown[] },
+  ) {}
+}
+
 export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 };
 export const ViewColumn = { Active: -1, Beside: -2, One: 1 };
 export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
@@ -152,6 +171,10 @@ export const state = {
   workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
   outputs: new Map<string, string[]>(),
   configListeners: new EventEmitter<{ affectsConfiguration(key: string): boolean }>(),
+  /** The diagnostic collections' current entries, by collection name, then file path. */
+  diagnostics: new Map<string, Map<string, Diagnostic[]>>(),
+  codeLensProviders: [] as { selector: any; provider: any }[],
+  revealed: [] as { view: string; node: any; options: unknown }[],
 };
 
 export function resetState(): void {
@@ -175,6 +198,9 @@ export function resetState(): void {
   state.workspaceFolders = [];
   state.outputs = new Map();
   state.configListeners = new EventEmitter();
+  state.diagnostics = new Map();
+  state.codeLensProviders = [];
+  state.revealed = [];
 }
 
 function message(level: 'info' | 'warn' | 'error') {
@@ -193,6 +219,9 @@ class TextDocument {
   getText(): string {
     return this.text_;
   }
+  get lineCount(): number {
+    return this.text_.split('\n').length;
+  }
 }
 
 export const window = {
@@ -208,7 +237,19 @@ export const window = {
     };
   },
   createTreeView(id: string, options: { treeDataProvider: any; canSelectMany?: boolean }) {
-    const view = { id, provider: options.treeDataProvider, selection: [] as any[], message: undefined as string | undefined, dispose: () => undefined };
+    const view = {
+      id,
+      provider: options.treeDataProvider,
+      selection: [] as any[],
+      message: undefined as string | undefined,
+      dispose: () => undefined,
+      // As VS Code does: walk up with getParent (the provider must have it) before showing the node.
+      async reveal(node: any, revealOptions?: unknown) {
+        let parent = await options.treeDataProvider.getParent(node);
+        while (parent) parent = await options.treeDataProvider.getParent(parent);
+        state.revealed.push({ view: id, node, options: revealOptions });
+      },
+    };
     state.treeViews.set(id, view);
     return view;
   },
@@ -330,6 +371,20 @@ export const languages = {
     state.linkProviders.push({ selector, provider });
     return { dispose: () => undefined };
   },
+  registerCodeLensProvider(selector: unknown, provider: unknown) {
+    state.codeLensProviders.push({ selector, provider });
+    return { dispose: () => undefined };
+  },
+  createDiagnosticCollection(name: string) {
+    const files = new Map<string, Diagnostic[]>();
+    state.diagnostics.set(name, files);
+    return {
+      name,
+      set: (uri: Uri, list: Diagnostic[]) => files.set(uri.fsPath, list),
+      clear: () => files.clear(),
+      dispose: () => files.clear(),
+    };
+  },
 };
 
 export function makeDocument(uri: Uri, text: string): TextDocument {
@@ -344,6 +399,9 @@ const stub = {
   ThemeIcon,
   TreeItem,
   DocumentLink,
+  Diagnostic,
+  DiagnosticSeverity,
+  CodeLens,
   TreeItemCollapsibleState,
   ViewColumn,
   ProgressLocation,

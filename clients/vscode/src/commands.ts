@@ -558,6 +558,13 @@ export class Commands {
       .then((action) => (action === 'Reload Heaps' && paths.length ? this.loadHeaps(paths) : undefined));
   }
 
+  /** The heap a tree node belongs to, else the only loaded heap, else the user's pick. */
+  async heapFor(node: unknown, title: string): Promise<string | undefined> {
+    const heap = (node as { heap?: unknown } | undefined)?.heap;
+    if (typeof heap === 'string' && this.store.heap(heap)) return heap;
+    return this.pickHeap(title);
+  }
+
   private async pickHeap(title: string): Promise<string | undefined> {
     const heaps = this.store.heaps;
     if (heaps.length === 0) {

@@ -13,7 +13,8 @@ import { LeakDiagnostics, LeakLens, SiteDiagnostic } from './diagnostics';
 import { kObjectScheme, objectDocumentPath, resolveSite, siteRange } from './details';
 import { GraphView, buildGraphHtml, makeNonce } from './graph';
 import { HeapStore, ItemView, TreeModel, TreeNode } from './model';
-import { GroupBy } from './protocol';
+import { GroupBy, describeError } from './protocol';
+import { TreemapModel, TreemapView, buildTreemapHtml } from './treemap';
 
 const kViewId = 'heapleak.heaps';
 
@@ -101,6 +102,55 @@ class GraphPanel {
     this.panel_.title = view.title;
     this.panel_.webview.html = buildGraphHtml(view, makeNonce(), this.panel_.webview.cspSource);
     this.panel_.reveal(undefined, false);
+  }
+
+  dispose(): void {
+    this.panel_?.dispose();
+  }
+}
+
+/** The dominator treemap's webview: one panel, redrawn per heap; zooms ask `model.expand`. */
+class TreemapPanel {
+  private panel_: vscode.WebviewPanel | undefined;
+  private heap_ = '';
+
+  constructor(
+    private readonly media_: vscode.Uri,
+    private readonly model_: TreemapModel,
+    private readonly onInspect: (heap: string, address: string) => void,
+    private readonly log_: (line: string) => void,
+  ) {}
+
+  show(view: TreemapView): void {
+    if (!this.panel_) {
+      this.panel_ = vscode.window.createWebviewPanel('heapleak.treemap', view.title, vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [vscode.Uri.joinPath(this.media_, 'dist')],
+        retainContextWhenHidden: true,
+      });
+      this.panel_.onDidDispose(() => (this.panel_ = undefined));
+      this.panel_.webview.onDidReceiveMessage((message: { type?: string; address?: string }) => void this.received(message));
+    }
+    this.heap_ = view.heap;
+    this.panel_.title = view.title;
+    const script = this.panel_.webview.asWebviewUri(vscode.Uri.joinPath(this.media_, 'dist', 'treemap.js')).toString();
+    this.panel_.webview.html = buildTreemapHtml(view, makeNonce(), this.panel_.webview.cspSource, script);
+    this.panel_.reveal(undefined, false);
+  }
+
+  private async received(message: { type?: string; address?: string }): Promise<void> {
+    if (typeof message?.address !== 'string' || !/^0x[0-9a-fA-F]+$/.test(message.address)) return;
+    if (message.type === 'inspect') this.onInspect(this.heap_, message.address);
+    if (message.type !== 'expand') return;
+    const heap = this.heap_;
+    try {
+      const data = await this.model_.expand(heap, message.address);
+      if (heap === this.heap_) await this.panel_?.webview.postMessage({ type: 'subtree', data });
+    } catch (error) {
+      this.log_(`treemap: cannot expand ${message.address}: ${describeError(error)}`);
+      await this.panel_?.webview.postMessage({ type: 'expandFailed', address: message.address });
+      void vscode.window.showErrorMessage(`Heapleak: cannot open ${message.address} in the treemap: ${describeError(error)}`);
+    }
   }
 
   dispose(): void {
@@ -263,11 +313,20 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     referrers: (...a: Parameters<HeapleakClient['referrers']>) => need().referrers(...a),
     owner: (...a: Parameters<HeapleakClient['owner']>) => need().owner(...a),
     explain: (...a: Parameters<HeapleakClient['explain']>) => need().explain(...a),
+    dominatorTree: (...a: Parameters<HeapleakClient['dominatorTree']>) => need().dominatorTree(...a),
     probe: (method: string) => need().probe(method),
   };
 
   const graphPanel = new GraphPanel((heap, address) => void commands.inspectObject({ heap, address }));
   context.subscriptions.push({ dispose: () => graphPanel.dispose() });
+  const treemapModel = new TreemapModel(store, api, () => vscode.workspace.getConfiguration('heapleak').get<number>('treemap.limit', 40));
+  const treemapPanel = new TreemapPanel(
+    vscode.Uri.joinPath(context.extensionUri, 'media'),
+    treemapModel,
+    (heap, address) => void commands.inspectObject({ heap, address }),
+    log,
+  );
+  context.subscriptions.push({ dispose: () => treemapPanel.dispose() });
 
   const ui: Ui = {
     async pick(items, options) {
@@ -404,6 +463,19 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
       }),
     ),
     vscode.commands.registerCommand('heapleak.runLeakDiff', guarded(() => commands.runLeakDiff())),
+    vscode.commands.registerCommand(
+      'heapleak.showTreemap',
+      guarded(async (node?: TreeNode) => {
+        const heap = await commands.heapFor(node, 'Heapleak: dominator treemap of');
+        if (!heap) return;
+        try {
+          const view = await ui.progress(`Heapleak: dominator tree of ${store.label(heap)}`, (_r, token) => treemapModel.view(heap, token));
+          treemapPanel.show(view);
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Heapleak: no treemap for ${store.label(heap)}: ${describeError(error)}`);
+        }
+      }),
+    ),
     vscode.commands.registerCommand(
       'heapleak.findRetainer',
       guarded((node?: TreeNode, nodes?: TreeNode[]) => commands.findRetainer(node ?? treeView.selection[0], nodes ?? [...treeView.selection])),

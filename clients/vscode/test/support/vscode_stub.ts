@@ -32,6 +32,9 @@ export class Uri {
   static file(file: string): Uri {
     return new Uri('file', path.resolve(file));
   }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, path.join(base.path, ...parts));
+  }
   static from(parts: { scheme: string; path: string }): Uri {
     return new Uri(parts.scheme, parts.path);
   }
@@ -135,7 +138,16 @@ export class CancellationTokenSource {
 export interface FakePanel {
   viewType: string;
   title: string;
-  webview: { html: string; cspSource: string; options: unknown; onDidReceiveMessage: unknown; postMessageFromPage(message: unknown): void };
+  webview: {
+    html: string;
+    cspSource: string;
+    options: unknown;
+    onDidReceiveMessage: unknown;
+    postMessageFromPage(message: unknown): void;
+    posted: unknown[];
+    postMessage(message: unknown): Promise<boolean>;
+    asWebviewUri(uri: Uri): Uri;
+  };
   disposed: boolean;
 }
 
@@ -289,6 +301,13 @@ export const window = {
         options,
         onDidReceiveMessage: received.event,
         postMessageFromPage: (m: unknown) => received.fire(m),
+        /** What the extension posted to the page. */
+        posted: [] as unknown[],
+        postMessage(m: unknown) {
+          this.posted.push(m);
+          return Promise.resolve(true);
+        },
+        asWebviewUri: (uri: Uri) => Uri.from({ scheme: 'https', path: `/webview${uri.path}` }),
       },
       onDidDispose: disposed.event,
       reveal: () => undefined,
@@ -431,5 +450,6 @@ export function fakeContext(): any {
   return {
     subscriptions: [] as { dispose(): unknown }[],
     extension: { packageJSON: { version: '0.0.0-test' } },
+    extensionUri: Uri.file(path.resolve(__dirname, '../../..')),
   };
 }

@@ -5,6 +5,7 @@
 // asks it to inspect a cell with nothing more inside ({type:'inspect'}).
 /* eslint-disable */
 
+import { formatBytes as bytes } from '../src/protocol';
 import { TreemapCell, TreemapDatum, classColor, findDatum, graftSubtree, layoutTreemap } from '../src/treemap_layout';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
@@ -17,17 +18,6 @@ const trailEl = document.getElementById('trail')!;
 const inspectButton = document.getElementById('inspect') as HTMLButtonElement;
 let current = top.id;
 let pending: string | undefined;
-
-function bytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
-}
 
 function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
   const node = document.createElementNS(svgNs, name);

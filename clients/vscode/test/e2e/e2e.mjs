@@ -225,6 +225,48 @@ async function main() {
       await shot('03-allocation-site-opened.png');
       await palette('View: Close All Editors');
     });
+
+    await step('editor: the User allocation line is squiggled, with its hover, Problems entry and CodeLens (show leak reveals the row)', async () => {
+      const site = sidebar().locator('.monaco-list-row', { hasText: /\.rb:\d+/ }).first();
+      const [, file, line] = /([^\s/]+\.rb):(\d+)$/.exec((await site.locator('.label-name').first().innerText()).trim());
+      await site.dblclick();
+      await page.locator('.tabs-container .tab', { hasText: file }).first().waitFor({ timeout: 30_000 });
+      const editor = page.locator('.editor-instance .monaco-editor').first();
+      await editor.locator('.view-overlays .squiggly-warning').first().waitFor({ timeout: 30_000 });
+      // The squiggle sits on the site's line: its overlay row has that line number's top.
+      const where = await page.evaluate((wanted) => {
+        const ed = document.querySelector('.editor-instance .monaco-editor');
+        const number = [...ed.querySelectorAll('.margin-view-overlays .line-numbers')].find((n) => n.textContent.trim() === wanted);
+        const top = number?.parentElement?.style.top;
+        const squiggled = [...ed.querySelectorAll('.view-overlays .squiggly-warning')].map((s) => s.parentElement?.style.top);
+        const text = [...ed.querySelectorAll('.view-lines .view-line')].find((l) => l.style.top === top)?.textContent ?? '';
+        return { top, squiggled, text };
+      }, line);
+      if (!where.top || !where.squiggled.includes(where.top)) throw new Error(`line ${line} is not squiggled (line top ${where.top}, squiggles at ${where.squiggled.join(',')})`);
+      if (!/User\.new/.test(where.text)) throw new Error(`the squiggled line ${line} reads: ${where.text}`);
+      const lens = editor.locator('.codelens-decoration', { hasText: 'show leak' }).first();
+      await lens.waitFor({ timeout: 30_000 });
+      if (!/^heapleak: [\d,]+ leaked objects, [\d.]+ (B|KiB|MiB) retained — show leak$/.test((await lens.innerText()).trim()))
+        throw new Error(`CodeLens reads: ${await lens.innerText()}`);
+      // the hover on the line (the cursor is on it) says what is held and by what
+      await palette('Show or Focus Hover');
+      const hover = page.locator('.monaco-hover', { hasText: 'User allocated here are held by' }).first();
+      await hover.waitFor({ timeout: 15_000 });
+      if (!/300 User allocated here are held by Hash in UserCache/.test(await hover.innerText())) throw new Error(`hover: ${await hover.innerText()}`);
+      await shot('09-squiggle-hover.png');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+M');
+      const problem = page.locator('.markers-panel .monaco-list-row', { hasText: '300 User allocated here are held by Hash in UserCache' }).first();
+      await problem.waitFor({ timeout: 15_000 });
+      if (!/heapleak/.test(await problem.innerText())) throw new Error(`Problems entry: ${await problem.innerText()}`);
+      await shot('10-problems-codelens.png');
+      // "show leak" selects the leak row in the Heapleak view
+      await sidebar().locator('.monaco-list-row.selected', { hasText: ' retained' }).waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+      await lens.locator('a', { hasText: 'show leak' }).first().click();
+      await sidebar().locator('.monaco-list-row.selected', { hasText: ' retained' }).first().waitFor({ timeout: 15_000 });
+      await palette('View: Hide Panel');
+      await palette('View: Close All Editors');
+    });
   }
 
   await step('palette: Heapleak: Find Common Retainer (User) draws the graph with the retainer', async () => {
@@ -309,6 +351,35 @@ async function main() {
         await page.keyboard.press('Enter');
       },
     });
+    await page.locator('.tabs-container .tab', { hasText: `${retainer}.jsonc` }).first().waitFor({ timeout: 30_000 });
+  });
+
+  await step('palette: Heapleak: Show Dominator Treemap (B): cells by retained bytes, the leak outlined, zoom to the holder', async () => {
+    await palette('View: Close All Editors');
+    await palette('Heapleak: Show Dominator Treemap', { pick: () => quickPick('dominator treemap', 'B.json') });
+    const map = webview();
+    await map.locator('#treemap g.cell').first().waitFor({ timeout: 60_000 });
+    const top = await map.locator('#treemap g.cell.depth1').count();
+    const all = await map.locator('#treemap g.cell rect').count();
+    if (top < 5 || all <= top) throw new Error(`the treemap has ${top} top cells and ${all} rects`);
+    const headline = await map.locator('#headline').innerText();
+    if (!/reachable in [\d,]+ objects/.test(headline)) throw new Error(`treemap headline: ${headline}`);
+    const labels = await map.locator('#treemap g.cell.depth1 text.name').allInnerTexts();
+    if (!labels.some((l) => l.startsWith('UserCache'))) throw new Error(`no UserCache cell among ${labels.join(', ')}`);
+    if (leakRows) {
+      // the holder (a depth-2 cell inside UserCache) is outlined as a leak
+      await map.locator(`#treemap g.cell.leak[data-address="${retainer}"]`).waitFor({ timeout: 10_000 });
+    }
+    await shot('11-treemap.png');
+    await map.locator('#treemap g.cell.depth1[data-name="UserCache"]').first().click();
+    await map.locator('body:not([data-zoom="ROOT"])').waitFor({ timeout: 10_000 });
+    // the Hash's children were not fetched: clicking it asks the daemon, then zooms in
+    await map.locator(`#treemap g.cell.depth1[data-address="${retainer}"]`).click();
+    await map.locator(`body[data-zoom="${retainer}"]`).waitFor({ timeout: 30_000 });
+    const users = await map.locator('#treemap g.cell.depth1[data-name="User"]').count();
+    if (users < 10) throw new Error(`only ${users} User cells under the holder`);
+    await shot('12-treemap-zoomed-holder.png');
+    await map.locator('#inspect').click();
     await page.locator('.tabs-container .tab', { hasText: `${retainer}.jsonc` }).first().waitFor({ timeout: 30_000 });
   });
 

@@ -8,6 +8,7 @@
 import type { CancellationToken } from 'vscode-jsonrpc';
 import { HeapStore } from './model';
 import { DominatorTreeParams, DominatorTreeResult, formatBytes, formatCount } from './protocol';
+import { escapeHtml, webviewHead } from './graph';
 import { LeakMark, TreemapDatum, leakMarks, shapeTreemap } from './treemap_layout';
 
 export interface DominatorSource {
@@ -63,39 +64,15 @@ export class TreemapModel {
   }
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 /**
  * The page: the same CSP as the graph view (nothing remote, scripts only with
  * the nonce), the data as inert JSON the script reads, the script from the
  * extension's media (`scriptUri`, a webview URI).
  */
 export function buildTreemapHtml(view: TreemapView, nonce: string, cspSource: string, scriptUri: string): string {
-  const csp = [
-    "default-src 'none'",
-    `img-src ${cspSource} data:`,
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `script-src 'nonce-${nonce}'`,
-    `font-src ${cspSource}`,
-  ].join('; ');
   // Inert JSON: `<` escaped so no string in it can close the script element.
   const data = JSON.stringify(view.data).replace(/</g, '\\u003c');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeHtml(view.title)}</title>
-<style nonce="${nonce}">
-  html, body { height: 100%; margin: 0; }
-  body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); background: var(--vscode-editor-background);
-         padding: 0 12px; box-sizing: border-box; display: flex; flex-direction: column; }
-  header { flex: none; padding: 8px 0; border-bottom: 1px solid var(--vscode-panel-border); }
-  h1 { font-size: 1.1em; margin: 0 0 4px 0; }
-  header p { margin: 2px 0; font-size: 0.9em; opacity: 0.85; }
+  return `${webviewHead(view.title, nonce, cspSource)}  header p { margin: 2px 0; font-size: 0.9em; opacity: 0.85; }
   #trail button { background: none; border: none; color: var(--vscode-textLink-foreground); cursor: pointer; padding: 0 2px; font: inherit; }
   #trail button:disabled { color: var(--vscode-foreground); cursor: default; }
   #inspect { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 2px 8px; cursor: pointer; }

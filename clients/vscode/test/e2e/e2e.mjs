@@ -260,10 +260,12 @@ async function main() {
       await problem.waitFor({ timeout: 15_000 });
       if (!/heapleak/.test(await problem.innerText())) throw new Error(`Problems entry: ${await problem.innerText()}`);
       await shot('10-problems-codelens.png');
-      // "show leak" selects the leak row in the Heapleak view
-      await sidebar().locator('.monaco-list-row.selected', { hasText: ' retained' }).waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
-      await lens.locator('a', { hasText: 'show leak' }).first().click();
+      // "show leak" selects the leak row in the Heapleak view (the site row was selected)
+      await lens.click();
       await sidebar().locator('.monaco-list-row.selected', { hasText: ' retained' }).first().waitFor({ timeout: 15_000 });
+      // Select the site row again: the next steps run palette commands that act on a selected leak or object.
+      await site.click();
+      await sidebar().locator('.monaco-list-row.selected', { hasText: /\.rb:\d+/ }).first().waitFor({ timeout: 10_000 });
       await palette('View: Hide Panel');
       await palette('View: Close All Editors');
     });

@@ -366,23 +366,30 @@ async function main() {
     if (top < 5 || all <= top) throw new Error(`the treemap has ${top} top cells and ${all} rects`);
     const headline = await map.locator('#headline').innerText();
     if (!/reachable in [\d,]+ objects/.test(headline)) throw new Error(`treemap headline: ${headline}`);
-    const labels = await map.locator('#treemap g.cell.depth1 text.name').allInnerTexts();
+    const labels = await map.locator('#treemap g.cell.depth1 text.name').allTextContents();
     if (!labels.some((l) => l.startsWith('UserCache'))) throw new Error(`no UserCache cell among ${labels.join(', ')}`);
     if (leakRows) {
       // the holder (a depth-2 cell inside UserCache) is outlined as a leak
       await map.locator(`#treemap g.cell.leak[data-address="${retainer}"]`).waitFor({ timeout: 10_000 });
     }
     await shot('11-treemap.png');
-    await map.locator('#treemap g.cell.depth1[data-name="UserCache"]').first().click();
+    // on its title strip: the rest of the cell is its children's
+    await map.locator('#treemap g.cell.depth1[data-name="UserCache"] > rect').first().click({ position: { x: 6, y: 6 } });
     await map.locator('body:not([data-zoom="ROOT"])').waitFor({ timeout: 10_000 });
-    // the Hash's children were not fetched: clicking it asks the daemon, then zooms in
-    await map.locator(`#treemap g.cell.depth1[data-address="${retainer}"]`).click();
+    // the Hash (the first answer has its children: three levels) zooms in
+    await map.locator(`#treemap g.cell.depth1[data-address="${retainer}"] > rect`).click({ position: { x: 6, y: 6 } });
     await map.locator(`body[data-zoom="${retainer}"]`).waitFor({ timeout: 30_000 });
     const users = await map.locator('#treemap g.cell.depth1[data-name="User"]').count();
     if (users < 10) throw new Error(`only ${users} User cells under the holder`);
     await shot('12-treemap-zoomed-holder.png');
     await map.locator('#inspect').click();
     await page.locator('.tabs-container .tab', { hasText: `${retainer}.jsonc` }).first().waitFor({ timeout: 30_000 });
+    // a User was a leaf of the first answer (three levels): zooming into it asks the daemon for its children
+    const user = map.locator('#treemap g.cell.depth1.zoomable[data-name="User"]').first();
+    const address = await user.getAttribute('data-address');
+    await user.locator('> rect').click({ position: { x: 6, y: 6 } });
+    await map.locator(`body[data-zoom="${address}"]`).waitFor({ timeout: 30_000 });
+    if ((await map.locator('#treemap g.cell.depth1').count()) < 2) throw new Error(`the User ${address} shows no children`);
   });
 
   await step('palette: Heapleak: Unload Heap (C.json)', async () => {

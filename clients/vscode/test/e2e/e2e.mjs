@@ -261,8 +261,14 @@ async function main() {
       if (!/heapleak/.test(await problem.innerText())) throw new Error(`Problems entry: ${await problem.innerText()}`);
       await shot('10-problems-codelens.png');
       // "show leak" selects the leak row in the Heapleak view (the site row was selected)
-      await lens.click();
-      await sidebar().locator('.monaco-list-row.selected', { hasText: ' retained' }).first().waitFor({ timeout: 15_000 });
+      // (CodeLenses are re-rendered when the markers change; a click on one being replaced is lost: retry)
+      const revealed = sidebar().locator('.monaco-list-row.selected', { hasText: ' retained' }).first();
+      for (let attempt = 1; ; attempt++) {
+        await lens.click();
+        if (await revealed.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+        if (attempt === 3) throw new Error('"show leak" did not select the leak row');
+        log(`"show leak" click ${attempt} did not select the leak row; again`);
+      }
       // Select the site row again: the next steps run palette commands that act on a selected leak or object.
       await site.click();
       await sidebar().locator('.monaco-list-row.selected', { hasText: /\.rb:\d+/ }).first().waitFor({ timeout: 10_000 });

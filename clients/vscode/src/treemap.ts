@@ -9,7 +9,7 @@ import type { CancellationToken } from 'vscode-jsonrpc';
 import { HeapStore } from './model';
 import { DominatorTreeParams, DominatorTreeResult, formatBytes, formatCount } from './protocol';
 import { escapeHtml, webviewHead } from './graph';
-import { LeakMark, TreemapDatum, leakMarks, shapeTreemap } from './treemap_layout';
+import { LeakMark, TreemapDatum, leakMarks, shapeTreemap } from './treemap_data';
 
 export interface DominatorSource {
   dominatorTree(params: DominatorTreeParams, token?: CancellationToken): Promise<DominatorTreeResult>;

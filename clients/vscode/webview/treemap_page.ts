@@ -6,7 +6,8 @@
 /* eslint-disable */
 
 import { formatBytes as bytes } from '../src/protocol';
-import { TreemapCell, TreemapDatum, classColor, findDatum, graftSubtree, layoutTreemap } from '../src/treemap_layout';
+import { TreemapDatum, classColor, findDatum, graftSubtree } from '../src/treemap_data';
+import { TreemapCell, layoutTreemap } from '../src/treemap_layout';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 

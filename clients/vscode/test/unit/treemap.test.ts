@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { HeapStore } from '../../src/model';
 import { DominatorNode, DominatorTreeParams, DominatorTreeResult } from '../../src/protocol';
 import { TreemapModel, buildTreemapHtml } from '../../src/treemap';
-import { classColor, findDatum, graftSubtree, layoutTreemap, leakMarks, shapeTreemap } from '../../src/treemap_layout';
+import { classColor, findDatum, graftSubtree, leakMarks, shapeTreemap } from '../../src/treemap_data';
+import { layoutTreemap } from '../../src/treemap_layout';
 import * as fx from '../support/fixtures';
 
 const node = (address: string, name: string, retained: number, memsize: number, extra: Partial<DominatorNode> = {}): DominatorNode => ({

@@ -1,8 +1,10 @@
-// owner, explain, retained, topRetainers, duplicateStrings: who holds memory,
+// owner, explain, retained, topRetainers, dominatorTree, duplicateStrings:
+// who holds memory,
 // from the dominator tree. The tree is computed on a heap's first such
 // request (seconds on a multi-gigabyte heap), so these run on the query pool.
 #include <boost/json.hpp>
 
+#include "core/dominator_subtree.h"
 #include "core/leak_clusters.h"
 #include "core/leak_diff.h"
 #include "core/ownership.h"
@@ -11,6 +13,7 @@
 #include "daemon/method_table.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/dominator_tree_json.h"
 #include "results/grouping_warning.h"
 #include "results/results_json.h"
 
@@ -80,6 +83,32 @@ json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const
   return out;
 }
 
+// The deepest a single request goes: a treemap zooms by asking again from a
+// deeper node, and each level is one pass over the heap.
+constexpr std::size_t kMaxDominatorDepth = 8;
+
+json::value run_dominator_tree(DaemonContext& ctx, const DominatorTreeParams& params,
+                               const RequestContext&) {
+  const HeapEntry entry = require_heap(ctx.store, params.heap);
+  const Heap& heap = require_edges(entry);
+  if (params.depth < 1 || params.depth > kMaxDominatorDepth) {
+    throw protocol::RpcException(protocol::invalid_params("params.depth: expected 1 to 8"));
+  }
+  ObjectIndex root = DominatorTree::kSuperRoot;
+  if (params.root && *params.root != "ROOT") root = require_object(heap, *params.root);
+  DominatorSubtreeOptions options;
+  options.depth = params.depth;
+  options.min_bytes = params.min_bytes;
+  options.limit = params.limit;
+  const DominatorTree& tree = heap.dominators();
+  return json::object{
+      {"root", dominator_subtree_json(heap, dominator_subtree(heap, root, options))},
+      {"reachable", tree.reachable_count()},
+      {"unreachable",
+       json::object{{"count", tree.unreachable_count()}, {"memsize", tree.unreachable_bytes()}}},
+      {"heap", entry.id}};
+}
+
 json::value run_duplicate_strings(DaemonContext& ctx, const TopParams& params,
                                   const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
@@ -96,6 +125,7 @@ void register_ownership_methods(MethodTable& table) {
   table.add(methods::kExplain, Runs::kOnQueryPool, run_explain);
   table.add(methods::kRetained, Runs::kOnQueryPool, run_retained);
   table.add(methods::kTopRetainers, Runs::kOnQueryPool, run_top_retainers);
+  table.add(methods::kDominatorTree, Runs::kOnQueryPool, run_dominator_tree);
   table.add(methods::kDuplicateStrings, Runs::kOnQueryPool, run_duplicate_strings);
 }
 

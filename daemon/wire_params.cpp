@@ -86,4 +86,16 @@ TopParams tag_invoke(boost::json::value_to_tag<TopParams>, const boost::json::va
   return p;
 }
 
+DominatorTreeParams tag_invoke(boost::json::value_to_tag<DominatorTreeParams>,
+                               const boost::json::value& v) {
+  FieldReader r(v);
+  DominatorTreeParams p;
+  p.heap = r.required<std::string>("heap");
+  p.root = r.optional<std::string>("root");
+  p.depth = r.optional<std::size_t>("depth", p.depth);
+  p.min_bytes = r.optional<std::uint64_t>("minBytes", p.min_bytes);
+  p.limit = r.optional<std::size_t>("limit", p.limit);
+  return p;
+}
+
 }  // namespace heapleak::daemon

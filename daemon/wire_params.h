@@ -55,6 +55,16 @@ struct TopParams {  // topRetainers, duplicateStrings
   std::string group_by = "object";
 };
 
+struct DominatorTreeParams {  // dominatorTree
+  std::string heap;
+  std::optional<std::string> root;  // absent: the super-root above every GC root
+  std::size_t depth = 2;
+  std::uint64_t min_bytes = 0;
+  std::size_t limit = 50;
+};
+
+DominatorTreeParams tag_invoke(boost::json::value_to_tag<DominatorTreeParams>,
+                               const boost::json::value& v);
 TopParams tag_invoke(boost::json::value_to_tag<TopParams>, const boost::json::value& v);
 LoadHeapParams tag_invoke(boost::json::value_to_tag<LoadHeapParams>, const boost::json::value& v);
 HeapParams tag_invoke(boost::json::value_to_tag<HeapParams>, const boost::json::value& v);

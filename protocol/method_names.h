@@ -36,16 +36,17 @@ inline constexpr std::string_view kExplain = "explain";
 inline constexpr std::string_view kRetained = "retained";
 inline constexpr std::string_view kTopRetainers = "topRetainers";
 inline constexpr std::string_view kDuplicateStrings = "duplicateStrings";
+inline constexpr std::string_view kDominatorTree = "dominatorTree";
 
 // The session answers these itself; the binder refuses them.
 inline constexpr std::array kSessionOwned = {kInitialize, kInitialized,   kShutdown,
                                              kExit,       kCancelRequest, kProgress};
 
 inline constexpr std::array kAll = {
-    kInitialize, kInitialized,  kShutdown,         kExit,       kCancelRequest, kProgress,
-    kLoadHeap,   kUnloadHeap,   kListHeaps,        kStopDaemon, kStats,         kRoot,
-    kPathToRoot, kObject,       kReferrers,        kReferences, kOwner,         kExplain,
-    kRetained,   kTopRetainers, kDuplicateStrings,
+    kInitialize, kInitialized,  kShutdown,         kExit,          kCancelRequest, kProgress,
+    kLoadHeap,   kUnloadHeap,   kListHeaps,        kStopDaemon,    kStats,         kRoot,
+    kPathToRoot, kObject,       kReferrers,        kReferences,    kOwner,         kExplain,
+    kRetained,   kTopRetainers, kDuplicateStrings, kDominatorTree,
 };
 
 }  // namespace heapleak::protocol::methods

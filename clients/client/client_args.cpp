@@ -24,6 +24,7 @@ const std::vector<CommandSpec>& commands() {
       {"owner", {"-o", "--format"}, {}, 2, kAny},
       {"top", {"--by", "--limit"}, {}, 1, 1},
       {"retained", {}, {}, 2, 2},
+      {"tree", {"--depth", "--limit", "--min-bytes"}, {}, 1, 2},
       {"inspect", {}, {}, 2, 2},
       {"referrers", {"--offset", "--limit"}, {}, 2, 2},
       {"references", {"--offset", "--limit"}, {}, 2, 2},

@@ -18,6 +18,7 @@ int run_explain(CommandContext& ctx);  // ownership_commands.cpp
 int run_owner(CommandContext& ctx);
 int run_top(CommandContext& ctx);
 int run_retained(CommandContext& ctx);
+int run_tree(CommandContext& ctx);     // tree_command.cpp
 int run_inspect(CommandContext& ctx);  // browse_commands.cpp
 int run_referrers(CommandContext& ctx);
 int run_references(CommandContext& ctx);

@@ -35,6 +35,7 @@ Runner runner_for(const std::string& command) {
       {"referrers", run_referrers},
       {"references", run_references},
       {"rpc", run_rpc},
+      {"tree", run_tree},
   };
   for (const auto& [name, run] : table) {
     if (command == name) return run;

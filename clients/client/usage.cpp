@@ -111,6 +111,17 @@ size), whether a GC root reaches it, and its immediate dominator (the
 nearest object every path from a root to it passes through; ROOT when only
 the roots do).
 )"},
+      {"tree",
+       R"(usage: heapleak-client tree HEAP [ADDR] [--depth N] [--limit N] [--min-bytes N] [--json]
+
+The top of the dominator tree (dominatorTree): from the GC roots, or from
+ADDR, each object indented under the one whose release would free it, with
+the bytes it keeps alive (retained), biggest first; "... N more" counts the
+children not listed.
+  --depth N        levels below the start (1-8, default 2)
+  --limit N        children listed per object (default 10; 0: all)
+  --min-bytes N    leave out children retaining less than N bytes
+)"},
       {"inspect", R"(usage: heapleak-client inspect HEAP ADDR [--json]
 
 One object: type, class, size, allocation site, edge counts and its record
@@ -162,6 +173,7 @@ usage: heapleak-client COMMAND [ARGS] [options]
   owner HEAP ADDR...             the object that owns them all, its path, the merged root paths
   top HEAP                       what keeps the most memory alive; duplicate strings
   retained HEAP ADDR             the bytes freed with an object, and its dominator
+  tree HEAP [ADDR]               the dominator tree from the GC roots (or ADDR), biggest first
   inspect HEAP ADDR              one object and its dump record
   referrers HEAP ADDR            who references the object (paged)
   references HEAP ADDR           what the object references (paged)

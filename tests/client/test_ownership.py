@@ -1,4 +1,4 @@
-"""The ownership commands (explain, owner, top, retained) as text and with
+"""The ownership commands (explain, owner, top, retained, tree) as text and with
 --json on the rbheap fixtures (known answers: the 50 leaked strings of heap2
 are owned by Leaky's ARRAY, held by the class Leaky from machine_context),
 one error path each, owner's graph output, and their --help pages."""
@@ -145,13 +145,38 @@ def test_retained():
     expect(["retained", "h2"], USAGE, "retained without an address")
 
 
+def test_tree():
+    # From the GC roots: the main Thread retains most (as in `top`), then its children indented.
+    r = expect(["tree", "h2", "--limit", "2"], OK, "tree")
+    lines = r.stdout.splitlines()
+    check(lines[0].startswith("Dominator tree of h2"), "tree header", r)
+    check(lines[1].endswith("GC roots") and lines[1].startswith("2.3 MiB"), "tree top is the super-root", r)
+    check(lines[2].startswith("  1.0 MiB  0x7f9f0287dc20 Thread"), "biggest child first, indented", r)
+    check(lines[3].startswith("    ") and "0x" in lines[3], "grandchildren indented twice", r)
+    check("  ... 1,052 more, " in r.stdout, "children not listed are counted", r)
+    # From the Leaky class: its Array (the leak) and the 80 bytes of the rest.
+    r = expect(["tree", "h2", LEAKY, "--depth", "1", "--limit", "1"], OK, "tree from an object")
+    check(r.stdout.splitlines()[1].startswith("5.5 KiB  %s CLASS:Leaky" % LEAKY), "tree from Leaky", r)
+    check(r.stdout.splitlines()[2].startswith("  4.9 KiB  %s ARRAY" % ARRAY), "Leaky's array under it", r)
+    check("... 1 more, 80 B" in r.stdout, "Leaky's other child", r)
+    result = json_of(expect(["tree", H2, ARRAY, "--depth", "1", "--json"], OK, "tree --json"))
+    check(result["root"]["address"] == ARRAY and result["root"]["childCount"] == 100
+          and len(result["root"]["children"]) == 10, "tree --json: 10 of the array's 100 strings %s" % result["root"].get("childCount"))
+    expect(["tree", "h2", "--depth", "9"], INVALID_ARGUMENT, "tree --depth out of range")
+    expect(["tree", "h2", "0x1"], UNKNOWN_ADDRESS, "tree unknownAddress")
+    expect(["tree", "nosuchheap"], UNKNOWN_HEAP, "tree unknownHeap")
+    expect(["tree", "h2", "--depth", "deep"], USAGE, "tree --depth not a number")
+    expect(["tree"], USAGE, "tree without a heap")
+
+
 def test():
     test_explain()
     test_owner()
     test_top()
     test_retained()
+    test_tree()
     r = expect(["--help"], OK, "--help", socket=None)
-    for command in ("explain", "owner", "top", "retained"):
+    for command in ("explain", "owner", "top", "retained", "tree"):
         check("  " + command + " " in r.stdout, "--help lists " + command, r)
         r2 = expect([command, "--help"], OK, command + " --help", socket=None)
         check(r2.stdout.startswith("usage: heapleak-client " + command), command + " --help page", r2)

@@ -21,6 +21,8 @@ import {
 } from 'vscode-jsonrpc/node';
 import {
   ErrorCodes,
+  DominatorTreeParams,
+  DominatorTreeResult,
   ExplainParams,
   HeapSummary,
   InitializeResult,
@@ -345,6 +347,10 @@ export class HeapleakClient implements Disposable {
 
   explain(params: ExplainParams, token?: CancellationToken): Promise<Record<string, unknown>> {
     return this.request(Methods.explain, params, token);
+  }
+
+  dominatorTree(params: DominatorTreeParams, token?: CancellationToken): Promise<DominatorTreeResult> {
+    return this.request(Methods.dominatorTree, params, token);
   }
 
   /** shutdown + exit; kills the process when it does not exit in time. */

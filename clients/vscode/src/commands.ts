@@ -9,6 +9,7 @@ import type { CrashInfo, ProgressSink } from './client';
 import { bestSuffixMatch, objectDocument, pathDocument, resolveSite, siteOf } from './details';
 import { GraphView, pathToDot, renderDot, retainerHeadline } from './graph';
 import { GroupNode, HeapStore, LeakNode, ObjectNode, SiteNode, TreeNode } from './model';
+import { PathMappings, SiteKind, mapSitePath, siteKind } from './sites';
 import {
   ExplainParams,
   ExplainResult,
@@ -90,6 +91,8 @@ export interface Settings {
   groupBy: GroupBy;
   /** `leaks`: explain's one row per leak when the daemon has it; `groups`: stats' groups, as before issue 12. */
   leakView?: 'leaks' | 'groups';
+  /** `heapleak.pathMappings`: site path prefixes of the machine that dumped -> local prefixes. */
+  pathMappings?: PathMappings;
 }
 
 /** Maps $/progress percentages onto VS Code's cumulative increments. */
@@ -440,13 +443,24 @@ export class Commands {
     return file;
   }
 
-  /** The workspace file an allocation site names: as is, under a workspace folder, else by suffix. */
+  /**
+   * The workspace file an allocation site names: by `heapleak.pathMappings`
+   * first, then as is, under a workspace folder, else by suffix.
+   */
   async resolveSite(file: string): Promise<string | undefined> {
+    const mapped = mapSitePath(file, this.settings_().pathMappings, this.ui_.workspaceFolders());
+    if (mapped && this.ui_.exists(mapped)) return mapped;
     const direct = resolveSite(file, this.ui_.workspaceFolders(), (p) => this.ui_.exists(p));
     if (direct) return direct;
     const base = path.basename(file);
     if (!base || base.startsWith('<') || file === '(eval)') return undefined;
     return bestSuffixMatch(file, await this.ui_.findFiles(base));
+  }
+
+  /** Where a site is locally and whether it is the program's own code (squiggled) or a gem, the stdlib... */
+  async locateSite(file: string): Promise<{ resolved?: string; kind: SiteKind }> {
+    const resolved = await this.resolveSite(file);
+    return { resolved, kind: siteKind(file, resolved, this.ui_.workspaceFolders()) };
   }
 
   /** A leak's allocation site row: opens the file at the line (the tree resolved it when it was shown). */
@@ -542,6 +556,13 @@ export class Commands {
     return this.ui_
       .warn(`Heapleak: heapleakd crashed (${how}) and was restarted.${lost}`, ...actions)
       .then((action) => (action === 'Reload Heaps' && paths.length ? this.loadHeaps(paths) : undefined));
+  }
+
+  /** The heap a tree node belongs to, else the only loaded heap, else the user's pick. */
+  async heapFor(node: unknown, title: string): Promise<string | undefined> {
+    const heap = (node as { heap?: unknown } | undefined)?.heap;
+    if (typeof heap === 'string' && this.store.heap(heap)) return heap;
+    return this.pickHeap(title);
   }
 
   private async pickHeap(title: string): Promise<string | undefined> {

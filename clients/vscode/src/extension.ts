@@ -9,10 +9,12 @@ import * as vscode from 'vscode';
 import { HeapleakClient, TraceLevel } from './client';
 import { Commands, Settings, Ui } from './commands';
 import { resolveDaemonPath } from './daemon_path';
+import { LeakDiagnostics, LeakLens, SiteDiagnostic } from './diagnostics';
 import { kObjectScheme, objectDocumentPath, resolveSite, siteRange } from './details';
 import { GraphView, buildGraphHtml, makeNonce } from './graph';
 import { HeapStore, ItemView, TreeModel, TreeNode } from './model';
-import { GroupBy } from './protocol';
+import { GroupBy, describeError } from './protocol';
+import { TreemapModel, TreemapView, buildTreemapHtml } from './treemap';
 
 const kViewId = 'heapleak.heaps';
 
@@ -38,6 +40,7 @@ function readSettings(): Settings {
     minSamples: config.get<number>('retainer.minSamples', 0),
     groupBy: config.get<GroupBy>('groupBy', 'class'),
     leakView: config.get<'leaks' | 'groups'>('leakView', 'leaks'),
+    pathMappings: config.get<Record<string, string>>('pathMappings', {}),
   };
 }
 
@@ -106,6 +109,55 @@ class GraphPanel {
   }
 }
 
+/** The dominator treemap's webview: one panel, redrawn per heap; zooms ask `model.expand`. */
+class TreemapPanel {
+  private panel_: vscode.WebviewPanel | undefined;
+  private heap_ = '';
+
+  constructor(
+    private readonly media_: vscode.Uri,
+    private readonly model_: TreemapModel,
+    private readonly onInspect: (heap: string, address: string) => void,
+    private readonly log_: (line: string) => void,
+  ) {}
+
+  show(view: TreemapView): void {
+    if (!this.panel_) {
+      this.panel_ = vscode.window.createWebviewPanel('heapleak.treemap', view.title, vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [vscode.Uri.joinPath(this.media_, 'dist')],
+        retainContextWhenHidden: true,
+      });
+      this.panel_.onDidDispose(() => (this.panel_ = undefined));
+      this.panel_.webview.onDidReceiveMessage((message: { type?: string; address?: string }) => void this.received(message));
+    }
+    this.heap_ = view.heap;
+    this.panel_.title = view.title;
+    const script = this.panel_.webview.asWebviewUri(vscode.Uri.joinPath(this.media_, 'dist', 'treemap.js')).toString();
+    this.panel_.webview.html = buildTreemapHtml(view, makeNonce(), this.panel_.webview.cspSource, script);
+    this.panel_.reveal(undefined, false);
+  }
+
+  private async received(message: { type?: string; address?: string }): Promise<void> {
+    if (typeof message?.address !== 'string' || !/^0x[0-9a-fA-F]+$/.test(message.address)) return;
+    if (message.type === 'inspect') this.onInspect(this.heap_, message.address);
+    if (message.type !== 'expand') return;
+    const heap = this.heap_;
+    try {
+      const data = await this.model_.expand(heap, message.address);
+      if (heap === this.heap_) await this.panel_?.webview.postMessage({ type: 'subtree', data });
+    } catch (error) {
+      this.log_(`treemap: cannot expand ${message.address}: ${describeError(error)}`);
+      await this.panel_?.webview.postMessage({ type: 'expandFailed', address: message.address });
+      void vscode.window.showErrorMessage(`Heapleak: cannot open ${message.address} in the treemap: ${describeError(error)}`);
+    }
+  }
+
+  dispose(): void {
+    this.panel_?.dispose();
+  }
+}
+
 class HeapTree implements vscode.TreeDataProvider<TreeNode> {
   private readonly changed_ = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed_.event;
@@ -122,6 +174,53 @@ class HeapTree implements vscode.TreeDataProvider<TreeNode> {
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
     return toTreeItem(this.model_.item(node));
+  }
+
+  getParent(node: TreeNode): Promise<TreeNode | undefined> {
+    return this.model_.parent(node);
+  }
+}
+
+/**
+ * The Problems entries and squiggles of the leak rows' allocation sites, and
+ * the CodeLens above each line ("show leak" reveals the row in the tree).
+ */
+class LeakMarkers implements vscode.CodeLensProvider {
+  readonly collection = vscode.languages.createDiagnosticCollection('heapleak');
+  private lenses_: LeakLens[] = [];
+  private readonly changed_ = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed_.event;
+
+  set(diagnostics: SiteDiagnostic[], lenses: LeakLens[]): void {
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const d of diagnostics) {
+      const line = d.line - 1;
+      const diagnostic = new vscode.Diagnostic(new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER), d.message, vscode.DiagnosticSeverity.Warning);
+      diagnostic.source = 'heapleak';
+      diagnostic.code = d.code;
+      const list = byFile.get(d.file) ?? [];
+      list.push(diagnostic);
+      byFile.set(d.file, list);
+    }
+    this.collection.clear();
+    for (const [file, list] of byFile) this.collection.set(vscode.Uri.file(file), list);
+    this.lenses_ = lenses;
+    this.changed_.fire();
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    if (document.uri.scheme !== 'file') return [];
+    return this.lenses_
+      .filter((lens) => lens.file === document.uri.fsPath && lens.line <= document.lineCount)
+      .map((lens) => {
+        const range = new vscode.Range(lens.line - 1, 0, lens.line - 1, 0);
+        return new vscode.CodeLens(range, { title: lens.title, command: 'heapleak.revealLeak', arguments: [lens.heap, lens.leak] });
+      });
+  }
+
+  dispose(): void {
+    this.collection.dispose();
+    this.changed_.dispose();
   }
 }
 
@@ -214,11 +313,20 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     referrers: (...a: Parameters<HeapleakClient['referrers']>) => need().referrers(...a),
     owner: (...a: Parameters<HeapleakClient['owner']>) => need().owner(...a),
     explain: (...a: Parameters<HeapleakClient['explain']>) => need().explain(...a),
+    dominatorTree: (...a: Parameters<HeapleakClient['dominatorTree']>) => need().dominatorTree(...a),
     probe: (method: string) => need().probe(method),
   };
 
   const graphPanel = new GraphPanel((heap, address) => void commands.inspectObject({ heap, address }));
   context.subscriptions.push({ dispose: () => graphPanel.dispose() });
+  const treemapModel = new TreemapModel(store, api, () => vscode.workspace.getConfiguration('heapleak').get<number>('treemap.limit', 40));
+  const treemapPanel = new TreemapPanel(
+    vscode.Uri.joinPath(context.extensionUri, 'media'),
+    treemapModel,
+    (heap, address) => void commands.inspectObject({ heap, address }),
+    log,
+  );
+  context.subscriptions.push({ dispose: () => treemapPanel.dispose() });
 
   const ui: Ui = {
     async pick(items, options) {
@@ -302,6 +410,8 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
   const model = new TreeModel(store, api, undefined, (file) => commands.resolveSite(file));
   const tree = new HeapTree(model);
   const treeView = vscode.window.createTreeView(kViewId, { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
+  const markers = new LeakMarkers();
+  const leakDiagnostics = new LeakDiagnostics(store, (file) => commands.locateSite(file), (d, lenses) => markers.set(d, lenses));
   const storeSubscription = store.onDidChange(() => {
     tree.refresh();
     treeView.message = store.heaps.length >= 2 && store.diffs.length === 0 ? 'Next: Heapleak: Run Leak Diff' : undefined;
@@ -329,6 +439,20 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     output,
     treeView,
     storeSubscription,
+    leakDiagnostics,
+    markers,
+    vscode.languages.registerCodeLensProvider({ scheme: 'file' }, markers),
+    vscode.commands.registerCommand(
+      'heapleak.revealLeak',
+      guarded(async (heap?: string, leak?: string) => {
+        const node = heap && leak ? await model.findLeak(heap, leak) : undefined;
+        if (!node) {
+          void vscode.window.showWarningMessage('Heapleak: that leak is no longer in the Heapleak view (the diff was rerun or its heaps unloaded).');
+          return;
+        }
+        await treeView.reveal(node, { select: true, focus: true, expand: true });
+      }),
+    ),
     vscode.workspace.registerTextDocumentContentProvider(kObjectScheme, documents),
     vscode.languages.registerDocumentLinkProvider({ scheme: kObjectScheme }, documents),
     vscode.commands.registerCommand(
@@ -339,6 +463,19 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
       }),
     ),
     vscode.commands.registerCommand('heapleak.runLeakDiff', guarded(() => commands.runLeakDiff())),
+    vscode.commands.registerCommand(
+      'heapleak.showTreemap',
+      guarded(async (node?: TreeNode) => {
+        const heap = await commands.heapFor(node, 'Heapleak: dominator treemap of');
+        if (!heap) return;
+        try {
+          const view = await ui.progress(`Heapleak: dominator tree of ${store.label(heap)}`, (_r, token) => treemapModel.view(heap, token));
+          treemapPanel.show(view);
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Heapleak: no treemap for ${store.label(heap)}: ${describeError(error)}`);
+        }
+      }),
+    ),
     vscode.commands.registerCommand(
       'heapleak.findRetainer',
       guarded((node?: TreeNode, nodes?: TreeNode[]) => commands.findRetainer(node ?? treeView.selection[0], nodes ?? [...treeView.selection])),
@@ -366,6 +503,7 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     vscode.commands.registerCommand('heapleak.showOutput', () => output.show()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!client) return;
+      if (event.affectsConfiguration('heapleak.pathMappings')) void leakDiagnostics.rebuild();
       if (event.affectsConfiguration('heapleak.trace.server')) client.reconfigure({ trace: traceLevel() });
       if (event.affectsConfiguration('heapleak.daemonPath') || event.affectsConfiguration('heapleak.daemonArgs')) {
         void vscode.window

@@ -137,7 +137,13 @@ export function retainerHeadline(result: RootResult, sampleCount: number): { hea
  * inline with the nonce, posts {type:'inspect', address} when a node is
  * clicked, and toggles fit-to-width.
  */
-export function buildGraphHtml(view: GraphView, nonce: string, cspSource: string): string {
+/**
+ * The start of every Heapleak webview page: the strict Content-Security-Policy
+ * (nothing remote; scripts and styles only with the page's nonce), the title,
+ * and the opening of the nonce'd style with the layout the pages share. The
+ * caller adds its own rules, closes the style and writes the body.
+ */
+export function webviewHead(title: string, nonce: string, cspSource: string): string {
   const csp = [
     "default-src 'none'",
     `img-src ${cspSource} data:`,
@@ -145,21 +151,25 @@ export function buildGraphHtml(view: GraphView, nonce: string, cspSource: string
     `script-src 'nonce-${nonce}'`,
     `font-src ${cspSource}`,
   ].join('; ');
-  const details = view.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeHtml(view.title)}</title>
+<title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">
   html, body { height: 100%; margin: 0; }
   body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); background: var(--vscode-editor-background);
          padding: 0 12px; box-sizing: border-box; display: flex; flex-direction: column; }
   header { flex: none; padding: 8px 0; border-bottom: 1px solid var(--vscode-panel-border); }
   h1 { font-size: 1.1em; margin: 0 0 4px 0; }
-  header p, header ul { margin: 2px 0; font-size: 0.9em; opacity: 0.85; }
+`;
+}
+
+export function buildGraphHtml(view: GraphView, nonce: string, cspSource: string): string {
+  const details = view.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('');
+  return `${webviewHead(view.title, nonce, cspSource)}  header p, header ul { margin: 2px 0; font-size: 0.9em; opacity: 0.85; }
   button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 2px 8px; cursor: pointer; }
   #graph { flex: 1; min-height: 0; overflow: auto; padding: 8px 0; }
   /* fit: the whole graph in the panel (the svg's viewBox keeps its aspect); else its natural size, scrolled */

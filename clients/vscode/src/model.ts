@@ -249,6 +249,20 @@ export class TreeModel {
     }
   }
 
+  /** The tree's node of a leak row of `heap`'s diff (what a CodeLens reveals), with the id the tree gives it. */
+  async findLeak(heap: string, leak: string): Promise<LeakNode | undefined> {
+    const heapNode = (await this.children()).find((n) => n.kind === 'heap' && n.heap === heap);
+    if (!heapNode) return undefined;
+    const kids = await this.children(heapNode);
+    return kids.find((n): n is LeakNode => n.kind === 'leak' && (n.row.signature ?? n.row.key) === leak);
+  }
+
+  /** The parent of the nodes `findLeak` gives (VS Code's reveal walks up from them); undefined for the rest. */
+  async parent(node: TreeNode): Promise<TreeNode | undefined> {
+    if (node.kind !== 'leak' || node.noise) return undefined;
+    return (await this.children()).find((n) => n.kind === 'heap' && n.heap === node.heap);
+  }
+
   private heapChildren(node: HeapNode): TreeNode[] {
     const diff = this.store_.diffFor(node.heap);
     if (!diff) {

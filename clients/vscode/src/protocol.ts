@@ -21,6 +21,7 @@ export const Methods = {
   references: 'references',
   owner: 'owner',
   explain: 'explain',
+  dominatorTree: 'dominatorTree',
 } as const;
 
 export type MethodName = (typeof Methods)[keyof typeof Methods];
@@ -199,6 +200,30 @@ export function growthPerDump(growth: LeakGrowth | null | undefined): number | u
   if (known(baseline) && known(target)) return target - baseline;
   if (known(target) && known(later)) return later - target;
   return undefined;
+}
+
+export interface DominatorTreeParams {
+  heap: string;
+  /** An address, or absent for the super-root above every GC root. */
+  root?: string;
+  depth?: number;
+  limit?: number;
+  minBytes?: number;
+}
+
+/** A node of `dominatorTree`: `children` absent when it lies deeper than asked (ask again from it). */
+export interface DominatorNode extends ObjectBrief {
+  retained: number;
+  childCount?: number;
+  other?: { count: number; retained: number };
+  children?: DominatorNode[];
+}
+
+export interface DominatorTreeResult {
+  root: DominatorNode;
+  reachable: number;
+  unreachable: { count: number; memsize: number };
+  heap: string;
 }
 
 export interface ObjectBrief {

@@ -43,6 +43,7 @@ nice npm ci --no-audit --no-fund --loglevel=error </dev/null
 say "compile"
 rm -rf out dist
 nice npx tsc -p .
+nice npx tsc -p webview   # the treemap page's script (type-check only; bundled below)
 nice npm run --silent bundle
 
 say "node --test (unit + integration against $HEAPLEAK_DAEMON)"

@@ -246,6 +246,73 @@ describe('the extension with one row per leak (real daemon, through leak_rows_sh
     assert.equal(panel.title, `Retainer of ${item(leak).label}`);
     assert.match(panel.webview.html, /<h1 id="headline">Retainer: 0x[0-9a-f]+ /);
   });
+
+  test('the leak rows\' allocation sites are warnings on class_cache.rb, with a CodeLens that reveals the leak', async () => {
+    const { leak } = await firstLeak();
+    // The dumps name the repository's copy of the scenario (ruby ran there), outside the
+    // workspace folder: nothing is marked until heapleak.pathMappings maps it to the workspace's copy.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(state.diagnostics.get('heapleak')!.size, 0);
+    state.config.set('heapleak.pathMappings', { [`${repoRoot}/`]: '${workspaceFolder}/' });
+    state.configListeners.fire({ affectsConfiguration: (key: string) => key === 'heapleak.pathMappings' });
+    const file = path.join(dumps.dir, 'tests/gen/scenarios/class_cache.rb');
+    const entries = await until('the diagnostics', () => state.diagnostics.get('heapleak')?.get(file));
+    const user = entries.find((d) => / User allocated here /.test(d.message));
+    assert.ok(user, entries.map((d) => d.message).join(' | '));
+    assert.match(user.message, /^300 User allocated here are held by Hash in UserCache[^:]*: [\d.]+ (B|KiB|MiB) retained$/);
+    assert.equal(user.severity, 1); // Warning
+    assert.equal(user.source, 'heapleak');
+    assert.equal(user.code, leak.row.signature);
+    // the line holds User.new in the scenario
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    assert.match(lines[user.range.start.line], /User\.new/);
+    // only the workspace's Ruby files are marked
+    for (const marked of state.diagnostics.get('heapleak')!.keys()) assert.ok(marked.startsWith(dumps.dir), marked);
+    // the CodeLens above the line reveals the leak row in the tree
+    const lenses = state.codeLensProviders[0].provider.provideCodeLenses(makeDocument(Uri.file(file), fs.readFileSync(file, 'utf8')));
+    const lens = lenses.find((l: { range: { start: { line: number } } }) => l.range.start.line === user.range.start.line);
+    assert.ok(lens, 'a lens on the User line');
+    assert.match(lens.command.title, /^heapleak: [\d,]+ leaked objects, [\d.]+ (B|KiB|MiB) retained — show leak$/);
+    await run(lens.command.command, ...lens.command.arguments);
+    const revealed = state.revealed.at(-1)!;
+    assert.equal(revealed.node.kind, 'leak');
+    assert.equal(revealed.node.id, leak.id);
+  });
+
+  test('Show Dominator Treemap: the page has the tree by retained bytes and fetches deeper levels', async () => {
+    const [, h2] = await ext.tree.provider.getChildren();
+    await run('heapleak.showTreemap', h2);
+    const panel = state.panels.find((p) => p.viewType === 'heapleak.treemap')!;
+    assert.ok(panel, 'a treemap panel');
+    assert.equal(panel.title, 'Treemap of B.json');
+    const html = panel.webview.html;
+    assert.match(html, /Content-Security-Policy" content="default-src 'none'; img-src vscode-webview:\/\/stub data:; style-src vscode-webview:\/\/stub 'nonce-[^']+'; script-src 'nonce-[^']+'/);
+    assert.match(html, /<script nonce="[^"]+" src="https:\/webview\/[^"]*\/media\/dist\/treemap\.js"><\/script>/);
+    const data = JSON.parse(/<script type="application\/json" id="treemap-data">([\s\S]*?)<\/script>/.exec(html)![1]);
+    assert.equal(data.kind, 'root');
+    assert.ok(data.children.length >= 2);
+    const sizes = data.children.filter((c: { kind: string }) => c.kind === 'object').map((c: { retained: number }) => c.retained);
+    assert.deepEqual(sizes, [...sizes].sort((x: number, y: number) => y - x));
+    // the holder, zoomed into: the page asks, the extension posts its subtree, the holder outlined as a leak
+    const holder = dumps.truth.root.retainer.address;
+    panel.webview.postMessageFromPage({ type: 'expand', address: holder });
+    const posted = await until('the subtree', () => panel.webview.posted.find((m) => (m as { type: string }).type === 'subtree')) as { data: { id: string; leak?: string; childCount: number; children: { kind: string; key: string }[] } };
+    assert.equal(posted.data.id, holder);
+    assert.equal(posted.data.leak, 'leak');
+    assert.ok(posted.data.childCount >= 300, `the Hash dominates its Users (${posted.data.childCount} children)`);
+    assert.ok(posted.data.children.some((c) => c.key === 'User'));
+    // a click on a cell with nothing more inside inspects the object
+    panel.webview.postMessageFromPage({ type: 'inspect', address: holder });
+    await until('the object document', () => state.shownDocuments.find((d) => d.uri.includes(`${holder}.jsonc`)));
+  });
+
+  test('unloading a heap of the diff clears its squiggles and lenses', async () => {
+    const roots = await ext.tree.provider.getChildren();
+    await run('heapleak.unloadHeap', roots[2]);
+    await until('no diagnostics', () => state.diagnostics.get('heapleak')!.size === 0);
+    const file = path.join(dumps.dir, 'tests/gen/scenarios/class_cache.rb');
+    assert.deepEqual(state.codeLensProviders[0].provider.provideCodeLenses(makeDocument(Uri.file(file), 'x\n')), []);
+  });
 });
 
 describe('the extension without a daemon', () => {

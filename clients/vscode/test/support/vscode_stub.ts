@@ -32,6 +32,9 @@ export class Uri {
   static file(file: string): Uri {
     return new Uri('file', path.resolve(file));
   }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, path.join(base.path, ...parts));
+  }
   static from(parts: { scheme: string; path: string }): Uri {
     return new Uri(parts.scheme, parts.path);
   }
@@ -96,6 +99,25 @@ export class DocumentLink {
   ) {}
 }
 
+export const DiagnosticSeverity = { Error: 0, Warning: 1, Information: 2, Hint: 3 };
+
+export class Diagnostic {
+  source?: string;
+  code?: string | number;
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: number,
+  ) {}
+}
+
+export class CodeLens {
+  constructor(
+    readonly range: Range,
+    readonly command?: { title: string; command: string; arguments?: unknown[] },
+  ) {}
+}
+
 export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 };
 export const ViewColumn = { Active: -1, Beside: -2, One: 1 };
 export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
@@ -116,7 +138,16 @@ export class CancellationTokenSource {
 export interface FakePanel {
   viewType: string;
   title: string;
-  webview: { html: string; cspSource: string; options: unknown; onDidReceiveMessage: unknown; postMessageFromPage(message: unknown): void };
+  webview: {
+    html: string;
+    cspSource: string;
+    options: unknown;
+    onDidReceiveMessage: unknown;
+    postMessageFromPage(message: unknown): void;
+    posted: unknown[];
+    postMessage(message: unknown): Promise<boolean>;
+    asWebviewUri(uri: Uri): Uri;
+  };
   disposed: boolean;
 }
 
@@ -152,6 +183,10 @@ export const state = {
   workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
   outputs: new Map<string, string[]>(),
   configListeners: new EventEmitter<{ affectsConfiguration(key: string): boolean }>(),
+  /** The diagnostic collections' current entries, by collection name, then file path. */
+  diagnostics: new Map<string, Map<string, Diagnostic[]>>(),
+  codeLensProviders: [] as { selector: any; provider: any }[],
+  revealed: [] as { view: string; node: any; options: unknown }[],
 };
 
 export function resetState(): void {
@@ -175,6 +210,9 @@ export function resetState(): void {
   state.workspaceFolders = [];
   state.outputs = new Map();
   state.configListeners = new EventEmitter();
+  state.diagnostics = new Map();
+  state.codeLensProviders = [];
+  state.revealed = [];
 }
 
 function message(level: 'info' | 'warn' | 'error') {
@@ -193,6 +231,9 @@ class TextDocument {
   getText(): string {
     return this.text_;
   }
+  get lineCount(): number {
+    return this.text_.split('\n').length;
+  }
 }
 
 export const window = {
@@ -208,7 +249,19 @@ export const window = {
     };
   },
   createTreeView(id: string, options: { treeDataProvider: any; canSelectMany?: boolean }) {
-    const view = { id, provider: options.treeDataProvider, selection: [] as any[], message: undefined as string | undefined, dispose: () => undefined };
+    const view = {
+      id,
+      provider: options.treeDataProvider,
+      selection: [] as any[],
+      message: undefined as string | undefined,
+      dispose: () => undefined,
+      // As VS Code does: walk up with getParent (the provider must have it) before showing the node.
+      async reveal(node: any, revealOptions?: unknown) {
+        let parent = await options.treeDataProvider.getParent(node);
+        while (parent) parent = await options.treeDataProvider.getParent(parent);
+        state.revealed.push({ view: id, node, options: revealOptions });
+      },
+    };
     state.treeViews.set(id, view);
     return view;
   },
@@ -248,6 +301,13 @@ export const window = {
         options,
         onDidReceiveMessage: received.event,
         postMessageFromPage: (m: unknown) => received.fire(m),
+        /** What the extension posted to the page. */
+        posted: [] as unknown[],
+        postMessage(m: unknown) {
+          this.posted.push(m);
+          return Promise.resolve(true);
+        },
+        asWebviewUri: (uri: Uri) => Uri.from({ scheme: 'https', path: `/webview${uri.path}` }),
       },
       onDidDispose: disposed.event,
       reveal: () => undefined,
@@ -330,6 +390,20 @@ export const languages = {
     state.linkProviders.push({ selector, provider });
     return { dispose: () => undefined };
   },
+  registerCodeLensProvider(selector: unknown, provider: unknown) {
+    state.codeLensProviders.push({ selector, provider });
+    return { dispose: () => undefined };
+  },
+  createDiagnosticCollection(name: string) {
+    const files = new Map<string, Diagnostic[]>();
+    state.diagnostics.set(name, files);
+    return {
+      name,
+      set: (uri: Uri, list: Diagnostic[]) => files.set(uri.fsPath, list),
+      clear: () => files.clear(),
+      dispose: () => files.clear(),
+    };
+  },
 };
 
 export function makeDocument(uri: Uri, text: string): TextDocument {
@@ -344,6 +418,9 @@ const stub = {
   ThemeIcon,
   TreeItem,
   DocumentLink,
+  Diagnostic,
+  DiagnosticSeverity,
+  CodeLens,
   TreeItemCollapsibleState,
   ViewColumn,
   ProgressLocation,
@@ -373,5 +450,6 @@ export function fakeContext(): any {
   return {
     subscriptions: [] as { dispose(): unknown }[],
     extension: { packageJSON: { version: '0.0.0-test' } },
+    extensionUri: Uri.file(path.resolve(__dirname, '../../..')),
   };
 }

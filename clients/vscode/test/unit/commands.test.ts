@@ -241,6 +241,29 @@ test('open allocation site: the workspace file at the line, or a warning', async
   assert.match(c.ui.messages.at(-1)!.message, /tests\/gen\/leakgen\.rb:88 is not in this workspace/);
 });
 
+test('heapleak.pathMappings comes first; then the old lookups; gems and outside paths are not the program', async () => {
+  const ui = new FakeUi();
+  const store = new HeapStore();
+  const mapped = { ...settings, pathMappings: { '/app/': '${workspaceFolder}/' } };
+  const commands = new Commands(ui, new FakeDaemon(), store, () => mapped);
+  ui.existing.add('/ws/lib/price_calculator.rb');
+  ui.existing.add('/ws/app/lib/price_calculator.rb');
+  // mapped: /app/lib/... -> /ws/lib/..., although /ws/app/lib/... (the tail match) exists too
+  assert.equal(await commands.resolveSite('/app/lib/price_calculator.rb'), '/ws/lib/price_calculator.rb');
+  assert.deepEqual(await commands.locateSite('/app/lib/price_calculator.rb'), { resolved: '/ws/lib/price_calculator.rb', kind: 'app' });
+  // without the mapping, the longest tail under the folder
+  const plain = new Commands(ui, new FakeDaemon(), store, () => settings);
+  assert.equal(await plain.resolveSite('/app/lib/price_calculator.rb'), '/ws/app/lib/price_calculator.rb');
+  // a mapping to a missing file falls back to the old lookups
+  ui.existing.delete('/ws/lib/price_calculator.rb');
+  assert.equal(await commands.resolveSite('/app/lib/price_calculator.rb'), '/ws/app/lib/price_calculator.rb');
+  // a gem is a gem wherever it resolves; an absolute path outside /ws is outside
+  ui.existing.add('/usr/local/bundle/gems/rack-2.2.8/lib/rack/request.rb');
+  assert.equal((await commands.locateSite('/usr/local/bundle/gems/rack-2.2.8/lib/rack/request.rb')).kind, 'gem');
+  ui.existing.add('/etc/app.rb');
+  assert.deepEqual(await commands.locateSite('/etc/app.rb'), { resolved: '/etc/app.rb', kind: 'outside' });
+});
+
 test('unload from the tree removes the heap and its diff', async () => {
   const c = setup();
   await loadThree(c);

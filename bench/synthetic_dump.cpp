@@ -691,6 +691,16 @@ int main(int argc, char** argv) {
     for (std::uint32_t k = 0; k < kLeakItemObjects; ++k)
       std::fprintf(t, "%s\"0x%" PRIx64 "\"", item || k ? "," : "",
                    Writer::leak_address(2, item, k));
+  // bench/run.sh reads root.samples (as in leakgen.rb's truth.json): a few
+  // leaked Session objects whose nearest common retainer is the holder.
+  std::fprintf(
+      t, "]},\"root\":{\"dump\":\"B\",\"retainer\":{\"address\":\"0x%" PRIx64 "\"},\"samples\":[",
+      slot_address(kClassBase, kCoreCount + l.app_classes + l.modules));
+  const std::uint64_t samples = std::min<std::uint64_t>(4, l.leak_items);
+  for (std::uint64_t k = 0; k < samples; ++k) {
+    const std::uint64_t item = k * (l.leak_items / samples);
+    std::fprintf(t, "%s\"0x%" PRIx64 "\"", k ? "," : "", Writer::leak_address(2, item, 0));
+  }
   std::fprintf(t, "]}}\n");
   std::fclose(t);
   std::fprintf(stderr, "heapleak-synth: %" PRIu64 " objects in B, %.0f MB in %.1f s (%.0f MB/s)\n",

@@ -345,16 +345,27 @@ void HeapBuilder::build_roots(LoadReport& report) {
 }
 
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
-                                                std::chrono::steady_clock::time_point started) {
+                                                std::chrono::steady_clock::time_point started,
+                                                LoadProfile* profile) {
+  auto step = [profile](const char* name) {
+    if (profile) profile->step(name);
+  };
+  step("sort");
   const Column<ObjectIndex> order = sort_by_address(report);
   {
     // One scratch array serves the permutation, then the edge build.
+    step("permute");
     Column<std::uint64_t> scratch(order.size() + 1);
     apply_order(order, scratch);
+    step("classes");
     resolve_classes();
+    step("edges");
     if (full_) build_edges(order, scratch, report);
+    step("free scratch");
   }
+  step("roots");
   build_roots(report);
+  step("heap");
   report.objects = c_.address.size();
   report.traced = traced_;
   report.edges_built = full_;

@@ -16,6 +16,7 @@
 
 #include "core/heap.h"
 #include "core/load_mode.h"
+#include "core/load_profile.h"
 #include "core/record_parser.h"
 
 namespace heapleak {
@@ -37,9 +38,10 @@ class HeapBuilder {
   std::size_t object_count() const { return c_.address.size(); }
 
   // Consumes the builder. `report` gets the counts only the build knows and
-  // the seconds elapsed since `started`.
+  // the seconds elapsed since `started`; `profile`, if given, each step's.
   std::shared_ptr<const Heap> finish(LoadReport report,
-                                     std::chrono::steady_clock::time_point started);
+                                     std::chrono::steady_clock::time_point started,
+                                     LoadProfile* profile = nullptr);
 
  private:
   struct RawRoot {

@@ -52,23 +52,23 @@ declare -A FLOOR
 # it: three times that floor); TARGET is the ratio or time the issue asks for.
 measure() {
   local label=$1 mb=$2 objs=$3 floor=$4 target=$5; shift 5
-  if ! /usr/bin/time -f '%e %M' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err"; then
+  if ! /usr/bin/time -f '%e %M %U %S' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err"; then
     printf '%-36s failed: %s\n' "$label" "$(tail -n 2 "$TMP/err" | tr '\n' ' ')"
     return 0
   fi
-  local secs kb fs=""
-  read -r secs kb < <(tail -n 1 "$TMP/t")
+  local secs kb user sys fs=""
+  read -r secs kb user sys < <(tail -n 1 "$TMP/t")
   case $floor in
     -) ;;
     *x3) fs=$(awk -v f="${FLOOR[${floor%x3}]:-}" 'BEGIN { if (f != "") print 3 * f }') ;;
     *) fs=${FLOOR[$floor]:-} ;;
   esac
   awk -v l="$label" -v s="$secs" -v kb="$kb" -v mb="$mb" -v n="$objs" -v fs="$fs" \
-      -v fl="$floor" -v tg="$target" 'BEGIN {
+      -v fl="$floor" -v tg="$target" -v cpu="$(awk -v u="$user" -v y="$sys" 'BEGIN { print u + y }')" 'BEGIN {
     t = (s > 0 ? s : 0.005)
     ratio = (fs != "" && fs > 0) ? sprintf("%.2fx %s", s / fs, fl) : "-"
-    printf "%-36s %7.2f %7.0f %11.0f %7.0f %6.1f  %-20s %s\n", l, s, mb / t, n / t, kb / 1024,
-      kb * 1024 / n, ratio, tg }'
+    printf "%-36s %7.2f %6.2f %7.0f %11.0f %7.0f %6.1f  %-13s %s\n", l, s, cpu, mb / t, n / t,
+      kb / 1024, kb * 1024 / n, ratio, tg }'
   LAST_SECS=$secs
 }
 # floor NAME LABEL MB OBJECTS CMD...: a floor row, remembered as NAME.
@@ -89,8 +89,8 @@ count_objects() {
 mb_of() { awk -v b="$(($(stat -c %s "$@" | paste -sd+)))" 'BEGIN { print b / 1048576 }'; }
 
 header() {
-  printf '%-36s %7s %7s %11s %7s %6s  %-20s %s\n' "command" "wall s" "MB/s" "objects/s" "RSS MB" \
-    "B/obj" "ratio to floor" "target"
+  printf '%-36s %7s %6s %7s %11s %7s %6s  %-13s %s\n' "command" "wall s" "cpu s" "MB/s" \
+    "objects/s" "RSS MB" "B/obj" "wall/floor" "target"
 }
 
 for set in "${SETS[@]}"; do
@@ -160,3 +160,4 @@ done
 echo
 echo "MB and objects are of the uncompressed JSON (zcat and info B.gz too); B/obj = peak RSS / objects."
 echo "Floors: cat, zcat and parse-only of B; 'po x3' is three parse-only passes (the three dumps)."
+echo "cpu s = user + system time of all threads: on a shared machine (see load) it moves less than wall."

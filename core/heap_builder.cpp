@@ -133,12 +133,13 @@ void HeapBuilder::start_allocation_columns() {
 
 std::uint32_t HeapBuilder::class_id(Address class_address) {
   if (class_address == 0) return 0;
-  if (class_address == last_class_) return last_class_id_;
+  // Slots are 40-byte aligned: a multiplicative hash spreads them over the cache.
+  ClassSlot& slot = class_cache_[(class_address * 0x9e3779b97f4a7c15ULL) >> 58];
+  if (slot.address == class_address) return slot.id;
   auto [it, inserted] =
       class_ids_.try_emplace(class_address, static_cast<std::uint32_t>(class_addresses_.size()));
   if (inserted) class_addresses_.push_back(class_address);
-  last_class_ = class_address;
-  last_class_id_ = it->second;
+  slot = ClassSlot{class_address, it->second};
   return it->second;
 }
 

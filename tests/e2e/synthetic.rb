@@ -61,6 +61,15 @@ E2E.heapleak = heapleak
     E2E.check(g['target'] == 2 * g['baseline'] && g['later'] == 3 * g['baseline'],
               "#{label}: the holder grows L -> 2L -> 3L", g.inspect)
   end
+
+  # root: the nearest common retainer of the truth's sample Sessions is the holder.
+  samples = truth.dig('root', 'samples') || []
+  E2E.check(samples.size == 4 && samples.all? { |x| leaked.include?(x) }, "#{label}: truth names 4 leaked samples")
+  root = E2E.json('root', b, *samples, '--json')
+  if root
+    got = root['retainer']
+    E2E.check(got == truth['holder']['address'], "#{label}: root finds the holder", "got #{root.to_s[0, 300]}")
+  end
 end
 
 E2E.finish

@@ -8,19 +8,17 @@
 // Writes DIR/A.json, B.json, C.json (or only DIR/B.json with --single) and
 // DIR/truth.json: {holder, holderClass, leaked: {count, addresses}, objects}.
 //
-// The model: a Ruby 3.1 process. Records come in address order, page by page
-// (409 slots of 40 bytes per 16 KiB page, ~8% of slots free), like
-// dump_all writes them; ROOT records first. Long-lived application "units"
-// (an OBJECT of an app class with strings, an Array, a Hash, sometimes a
-// Struct, a Time, a Proc with its iseq/env/ment/callcache, symbols, floats)
-// are the same records at the same addresses in all three dumps; registries
-// (Hashes of 1000 units) hang off one global Array. A leak holder class,
-// LeakHolder, keeps a Hash in an ivar that gains leak items (a Session
-// OBJECT with two strings and a Hash with one string) every iteration; a
-// "request" region is refilled every iteration with objects of another
-// type at the same addresses (the address-reuse trap), and some transient
-// strings are garbage nobody references. The leak is the iteration-2 items:
-// new in B, alive in C, held by LeakHolder's Hash.
+// The model: a Ruby 3.1 process. Records come page by page (409 slots of
+// 40 bytes per 16 KiB page, ~8% of slots free), ascending within a page and
+// pages in a shuffled order, like dump_all writes them; ROOT records first. Long-lived application
+// "units" (an OBJECT of an app class with strings, an Array, a Hash, sometimes a Struct, a Time, a
+// Proc with its iseq/env/ment/callcache, symbols, floats) are the same records at the same
+// addresses in all three dumps; registries (Hashes of 1000 units) hang off one global Array. A leak
+// holder class, LeakHolder, keeps a Hash in an ivar that gains leak items (a Session OBJECT with
+// two strings and a Hash with one string) every iteration; a "request" region is refilled every
+// iteration with objects of another type at the same addresses (the address-reuse trap), and some
+// transient strings are garbage nobody references. The leak is the iteration-2 items: new in B,
+// alive in C, held by LeakHolder's Hash.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -60,7 +58,7 @@ struct Rng {
 
 // ---- address space -------------------------------------------------------------
 // Each region is its own range of heap pages, so every region's addresses are
-// known before it is written and the file stays in ascending address order.
+// known before it is written.
 constexpr std::uint64_t kSlot = 40;
 constexpr std::uint64_t kSlotsPerPage = 409;
 constexpr std::uint64_t kPageBytes = 0x4000;
@@ -71,8 +69,13 @@ constexpr std::uint64_t kLeakStride = 0x100000000ULL;
 constexpr std::uint64_t kRequestBase = 0x7f5000000000ULL;
 constexpr std::uint64_t kRegistryBase = 0x7f5100000000ULL;
 
+// Ruby walks its heap pages in an order of their own (a Ruby 3.1 dump of
+// 63 K objects has ~160 ascending runs, one per page): pages are shuffled
+// within groups of 64, so every page is its own run, as in real dumps.
 std::uint64_t slot_address(std::uint64_t base, std::uint64_t slot) {
-  return base + (slot / kSlotsPerPage) * kPageBytes + 0x28 + (slot % kSlotsPerPage) * kSlot;
+  const std::uint64_t page = slot / kSlotsPerPage;
+  const std::uint64_t placed = (page & ~std::uint64_t{63}) | ((page * 37 + 11) & 63);
+  return base + placed * kPageBytes + 0x28 + (slot % kSlotsPerPage) * kSlot;
 }
 
 // ---- output ----------------------------------------------------------------------

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -660,6 +661,12 @@ int main(int argc, char** argv) {
   if (o.leak_fraction > 0 && l.leak_items == 0) l.leak_items = 1;
   l.request_slots = std::max<std::uint64_t>(3, static_cast<std::uint64_t>(units_guess / 20));
 
+  std::error_code made;
+  std::filesystem::create_directories(o.out, made);
+  if (made) {
+    std::fprintf(stderr, "heapleak-synth: %s: %s\n", o.out.c_str(), made.message().c_str());
+    return 3;
+  }
   const auto started = std::chrono::steady_clock::now();
   std::uint64_t total_bytes = 0, objects_b = 0;
   const char* names[3] = {"A.json", "B.json", "C.json"};

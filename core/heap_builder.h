@@ -53,6 +53,8 @@ class HeapBuilder {
   void start_allocation_columns();
   Column<ObjectIndex> sort_by_address(LoadReport& report);
   void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
+  // Identity-only heaps: the same with a 4-byte scratch; uses `order` up.
+  void apply_order_consuming(Column<ObjectIndex>& order);
   void resolve_classes();
   void build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch,
                    LoadReport& report);

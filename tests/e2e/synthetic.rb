@@ -36,6 +36,15 @@ E2E.heapleak = heapleak
               "traced=#{info['traced'].inspect}")
   end
 
+  # HEAPLEAK_PROFILE=1: the load's steps on stderr, the answer unchanged.
+  plain = E2E.run('info', b)
+  out, err, st = Open3.capture3({ 'HEAPLEAK_PROFILE' => '1' }, heapleak, 'info', b)
+  steps = ['parse (simdjson)', 'columns, intern', 'wait for the reader', 'sort', 'permute', 'edges']
+  E2E.check(st.success? && steps.all? { |x| err.include?(x) } && err.include?('page faults'),
+            "#{label}: HEAPLEAK_PROFILE prints the load's steps", err[0, 400])
+  strip = ->(text) { text.sub(/load time:.*/, '') }
+  E2E.check(strip.call(out) == strip.call(plain.out), "#{label}: and the answer is the same")
+
   # stats: recall 1.0, and nothing else is new in B and alive in C.
   stats = E2E.json('stats', a, b, c, '--json')
   if stats

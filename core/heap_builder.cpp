@@ -255,41 +255,38 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   return order;
 }
 
+// Every column of 4 bytes or less: all an identity-only heap has but its
+// addresses.
+template <class S>
+void permute_narrow_columns(HeapColumns& c, const Column<ObjectIndex>& order, Column<S>& scratch) {
+  permute(c.type, order, scratch);
+  permute(c.class_index, order, scratch);
+  permute(c.own_name, order, scratch);
+  permute(c.memsize, order, scratch);
+  permute(c.value_hash, order, scratch);
+  permute(c.first_ref, order, scratch);
+  permute(c.length, order, scratch);
+  permute(c.file, order, scratch);
+  permute(c.line, order, scratch);
+  permute(c.method, order, scratch);
+  permute(c.generation, order, scratch);
+}
+
 void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
   permute(c_.address, order, scratch);
-  permute(c_.type, order, scratch);
-  permute(c_.class_index, order, scratch);
-  permute(c_.own_name, order, scratch);
-  permute(c_.memsize, order, scratch);
-  permute(c_.value_hash, order, scratch);
-  permute(c_.first_ref, order, scratch);
-  permute(c_.length, order, scratch);
   permute(c_.line_offset, order, scratch);
-  permute(c_.file, order, scratch);
-  permute(c_.line, order, scratch);
-  permute(c_.method, order, scratch);
-  permute(c_.generation, order, scratch);
+  permute_narrow_columns(c_, order, scratch);
 }
 
 void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order) {
-  // No column of an identity-only heap is wider than 4 bytes but the
-  // addresses: a 4-byte scratch serves them all, 4 bytes per object less at
-  // the peak of a load (stats holds three). The addresses go last, through
-  // that scratch and `order` itself: the high halves gathered into the
-  // scratch, then each order[k], read for the last time, replaced by the low
-  // half of its address.
+  // A 4-byte scratch serves every column but the addresses (line_offset is
+  // kept by full loads only), 4 bytes per object less at the peak of a load
+  // (stats holds three heaps). The addresses go last, through that scratch
+  // and `order` itself: the high halves gathered into the scratch, then each
+  // order[k], read for the last time, replaced by the low half of its address.
   const std::size_t m = order.size();
   Column<std::uint32_t> scratch(m);
-  permute(c_.type, order, scratch);
-  permute(c_.class_index, order, scratch);
-  permute(c_.own_name, order, scratch);
-  permute(c_.memsize, order, scratch);
-  permute(c_.value_hash, order, scratch);
-  permute(c_.first_ref, order, scratch);
-  permute(c_.length, order, scratch);
-  permute(c_.file, order, scratch);
-  permute(c_.line, order, scratch);
-  permute(c_.generation, order, scratch);
+  permute_narrow_columns(c_, order, scratch);
   for (std::size_t k = 0; k < m; ++k)
     scratch[k] = static_cast<std::uint32_t>(c_.address[order[k]] >> 32);
   for (std::size_t k = 0; k < m; ++k) order[k] = static_cast<std::uint32_t>(c_.address[order[k]]);

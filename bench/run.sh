@@ -1,51 +1,83 @@
 #!/usr/bin/env bash
-# bench/run.sh: measure heapleak's load, stats and root on generated dumps next to
-# the floor on the same file (cat, zcat, a simdjson parse-only pass).
+# bench/run.sh: measure heapleak's load, stats, root and explain on generated
+# dumps next to the floor on the same file (cat, zcat, a simdjson parse-only
+# pass), with the ratio to that floor.
 #
 #   bench/run.sh [--large]
 #
-# Generates (once, into bench/out/, git-ignored) class_cache dumps of ~30 MB
-# (6000 records) and ~300 MB (medium), plus ~1.7 GB (large) with --large, and a
-# gzip copy of each B. Uses the release build in build/release (built if absent).
-# For each data set prints: wall time, MB/s and objects/s (of uncompressed JSON,
-# so the rows compare), peak RSS, and peak RSS per object.
+# Data sets (generated once into bench/out/, git-ignored):
+#   cc30, cc300  Ruby (tests/gen/leakgen.rb class_cache): ~30 MB and ~300 MB per dump.
+#   --large adds two synthetic sets written by heapleak-synth (bench/synthetic_dump.cpp,
+#   seconds instead of Ruby's hours):
+#   syn1700      A, B, C of ~1.8 GB each (B ~6 M objects, traced), a known leak.
+#   syn10g       one ~10 GB dump (~35 M objects): info, root, path and top within
+#                the memory it takes (peak RSS per object).
+# Each B also gets a gzip copy (not for syn10g). Uses the release build in
+# build/release (built if absent).
+# Per data set: wall time, MB/s and objects/s (of uncompressed JSON, so rows
+# compare), peak RSS and peak RSS per object; the floor each row is measured
+# against and the ratio; then one load's steps (HEAPLEAK_PROFILE=1) and the
+# analyses on loaded heaps (heapleak-analysis-bench).
 # Environment: HEAPLEAK=path/to/heapleak benches another build (nothing is built);
-# BENCH_SETS="name:size ..." picks the data sets (size as for leakgen.rb).
+# BENCH_SETS="name:size ..." picks the data sets (a name starting with "syn" is
+# synthetic, its size as for heapleak-synth --bytes; otherwise as for leakgen.rb).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT_DIR=$(pwd)
 OUT="$ROOT_DIR/bench/out"
 BUILD="$ROOT_DIR/build/release"
 PARSE_ONLY="$BUILD/bench/heapleak-parse-only"
+SYNTH="$BUILD/bench/heapleak-synth"
 
 SETS=("cc30:6000" "cc300:medium")
-[ "${1:-}" = "--large" ] && SETS+=("cc1700:large")
+[ "${1:-}" = "--large" ] && SETS+=("syn1700:1.7G" "syn10g:10G:single")
 [ -n "${BENCH_SETS:-}" ] && read -r -a SETS <<<"$BENCH_SETS" # e.g. BENCH_SETS="cc30:6000"
 
 command -v /usr/bin/time >/dev/null || { echo "bench: needs /usr/bin/time (./scripts/deps.sh)" >&2; exit 1; }
 if [ -z "${HEAPLEAK:-}" ]; then
   HEAPLEAK="$BUILD/clients/cli/heapleak"
-  if [ ! -x "$HEAPLEAK" ] || [ ! -x "$PARSE_ONLY" ]; then
+  if [ ! -x "$HEAPLEAK" ] || [ ! -x "$PARSE_ONLY" ] || [ ! -x "$SYNTH" ]; then
     cmake --preset release
-    cmake --build --preset release
+    cmake --build --preset release -j2
   fi
 fi
 mkdir -p "$OUT"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# measure LABEL MB OBJECTS CMD...: one table row (stdout of CMD is discarded).
+# Floors of the current data set, seconds: set by `floor NAME CMD...`.
+declare -A FLOOR
+# measure LABEL MB OBJECTS FLOOR_NAME TARGET CMD...: one table row (stdout of
+# CMD is discarded). FLOOR_NAME names a measured floor ("-": none; "x3" after
+# it: three times that floor); TARGET is the ratio or time the issue asks for.
 measure() {
-  local label=$1 mb=$2 objs=$3; shift 3
-  if ! /usr/bin/time -f '%e %M' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err"; then
-    printf '%-34s failed: %s\n' "$label" "$(tail -n 2 "$TMP/err" | tr '\n' ' ')"
+  local label=$1 mb=$2 objs=$3 floor=$4 target=$5; shift 5
+  if ! /usr/bin/time -f '%e %M %U %S' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err"; then
+    printf '%-36s failed: %s\n' "$label" "$(tail -n 2 "$TMP/err" | tr '\n' ' ')"
     return 0
   fi
-  local secs kb
-  read -r secs kb < <(tail -n 1 "$TMP/t")
-  awk -v l="$label" -v s="$secs" -v kb="$kb" -v mb="$mb" -v n="$objs" 'BEGIN {
+  local secs kb user sys fs=""
+  read -r secs kb user sys < <(tail -n 1 "$TMP/t")
+  case $floor in
+    -) ;;
+    *x3) fs=$(awk -v f="${FLOOR[${floor%x3}]:-}" 'BEGIN { if (f != "") print 3 * f }') ;;
+    *) fs=${FLOOR[$floor]:-} ;;
+  esac
+  awk -v l="$label" -v s="$secs" -v kb="$kb" -v mb="$mb" -v n="$objs" -v fs="$fs" \
+      -v fl="$floor" -v tg="$target" -v cpu="$(awk -v u="$user" -v y="$sys" 'BEGIN { print u + y }')" 'BEGIN {
     t = (s > 0 ? s : 0.005)
-    printf "%-34s %8.2f %9.0f %12.0f %9.0f %9.0f\n", l, s, mb / t, n / t, kb / 1024, kb * 1024 / n }'
+    ratio = (fs != "" && fs > 0) ? sprintf("%.2fx %s", s / fs, fl) : "-"
+    printf "%-36s %7.2f %6.2f %7.0f %11.0f %7.0f %6.1f  %-13s %s\n", l, s, cpu, mb / t, n / t,
+      kb / 1024, kb * 1024 / n, ratio, tg }'
+  LAST_SECS=$secs
+}
+# floor NAME LABEL MB OBJECTS CMD...: a floor row, remembered as NAME.
+floor() {
+  local name=$1; shift
+  LAST_SECS=""
+  measure "$1" "$2" "$3" - "floor" "${@:4}"
+  [ -n "$LAST_SECS" ] && FLOOR[$name]=$LAST_SECS
+  return 0
 }
 
 # objects in a dump: lines that are not ROOT or SHAPE records (cached beside it)
@@ -54,43 +86,78 @@ count_objects() {
   [ -s "$f.objects" ] || grep -v -e '"type":"ROOT"' -e '"type":"SHAPE"' "$f" | wc -l >"$f.objects"
   cat "$f.objects"
 }
+mb_of() { awk -v b="$(($(stat -c %s "$@" | paste -sd+)))" 'BEGIN { print b / 1048576 }'; }
+
+header() {
+  printf '%-36s %7s %6s %7s %11s %7s %6s  %-13s %s\n' "command" "wall s" "cpu s" "MB/s" \
+    "objects/s" "RSS MB" "B/obj" "wall/floor" "target"
+}
 
 for set in "${SETS[@]}"; do
-  name=${set%%:*} size=${set#*:}
+  IFS=: read -r name size mode <<<"$set"
   dir="$OUT/$name"
   if [ ! -s "$dir/truth.json" ]; then
-    echo "bench: generating $name (class_cache $size) in $dir ..."
-    ruby tests/gen/leakgen.rb class_cache "$size" "$dir"
+    mkdir -p "$dir"
+    if [[ $name == syn* ]]; then
+      echo "bench: writing $name (heapleak-synth --bytes $size${mode:+ --$mode}) in $dir ..."
+      "$SYNTH" --out "$dir" --bytes "$size" --traced ${mode:+--$mode}
+    else
+      echo "bench: generating $name (class_cache $size) in $dir ..."
+      ruby tests/gen/leakgen.rb class_cache "$size" "$dir"
+    fi
   fi
-  A="$dir/A.json" B="$dir/B.json" C="$dir/C.json"
-  [ -s "$B.gz" ] || { echo "bench: gzip $B"; gzip -kf "$B"; }
-  mbB=$(awk -v b="$(stat -c %s "$B")" 'BEGIN { print b / 1048576 }')
-  mbABC=$(awk -v b="$(($(stat -c %s "$A") + $(stat -c %s "$B") + $(stat -c %s "$C")))" 'BEGIN { print b / 1048576 }')
-  nB=$(count_objects "$B")
-  nABC=$(($(count_objects "$A") + nB + $(count_objects "$C")))
+  B="$dir/B.json"
   read -r -a SAMPLES < <(ruby -rjson -e 'puts JSON.parse(File.read(ARGV[0]))["root"]["samples"].join(" ")' "$dir/truth.json")
+  nB=$(count_objects "$B")
+  mbB=$(mb_of "$B")
+  FLOOR=()
+  echo
+  if [ "$mode" = "single" ]; then
+    printf '== %s: B %.0f MB, %d objects, one dump (%d cores, load %s)\n' "$name" "$mbB" "$nB" \
+      "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+    header
+    floor cat "cat B" "$mbB" "$nB" cat "$B"
+    [ -x "$PARSE_ONLY" ] && floor po "parse-only B (On Demand, keys)" "$mbB" "$nB" "$PARSE_ONLY" "$B"
+    measure "heapleak info B" "$mbB" "$nB" po "<= 1.5x, RSS < 4 GB" "$HEAPLEAK" info "$B"
+    measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "RSS < 4 GB" \
+      "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
+    measure "heapleak path B" "$mbB" "$nB" po "RSS < 4 GB" "$HEAPLEAK" path "$B" "${SAMPLES[0]}"
+    measure "heapleak top B (dominators)" "$mbB" "$nB" po "RSS < 4 GB" "$HEAPLEAK" top "$B"
+    echo "-- one load, step by step (HEAPLEAK_PROFILE=1 heapleak info B):"
+    HEAPLEAK_PROFILE=1 "$HEAPLEAK" info "$B" 2>&1 >/dev/null | sed 's/^/   /'
+    continue
+  fi
+  A="$dir/A.json" C="$dir/C.json"
+  [ -s "$B.gz" ] || { echo "bench: gzip $B"; gzip -kf "$B"; }
+  mbABC=$(mb_of "$A" "$B" "$C")
+  nABC=$(($(count_objects "$A") + nB + $(count_objects "$C")))
   cat "$A" "$B" "$C" "$B.gz" >/dev/null # warm the page cache
 
-  echo
-  printf '== %s: B %.0f MB, %d objects; A+B+C %.0f MB, %d objects (%d cores)\n' "$name" "$mbB" "$nB" "$mbABC" "$nABC" "$(nproc)"
-  printf '%-34s %8s %9s %12s %9s %9s\n' "command" "wall s" "MB/s" "objects/s" "RSS MB" "B/object"
-  measure "cat B" "$mbB" "$nB" cat "$B"
-  measure "zcat B.gz" "$mbB" "$nB" zcat "$B.gz"
+  printf '== %s: B %.0f MB, %d objects; A+B+C %.0f MB, %d objects (%d cores, load %s)\n' "$name" \
+    "$mbB" "$nB" "$mbABC" "$nABC" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+  header
+  floor cat "cat B" "$mbB" "$nB" cat "$B"
+  floor zcat "zcat B.gz" "$mbB" "$nB" zcat "$B.gz"
   if [ -x "$PARSE_ONLY" ]; then
-    measure "parse-only B (On Demand, keys)" "$mbB" "$nB" "$PARSE_ONLY" "$B"
-    measure "parse-only B (DOM, full)" "$mbB" "$nB" "$PARSE_ONLY" --dom "$B"
+    floor po "parse-only B (On Demand, keys)" "$mbB" "$nB" "$PARSE_ONLY" "$B"
+    measure "parse-only B (DOM, full)" "$mbB" "$nB" po "" "$PARSE_ONLY" --dom "$B"
   else
-    printf '%-34s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
+    printf '%-36s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
   fi
-  measure "heapleak info B" "$mbB" "$nB" "$HEAPLEAK" info "$B"
-  measure "heapleak info B.gz" "$mbB" "$nB" "$HEAPLEAK" info "$B.gz"
-  measure "heapleak stats A B C" "$mbABC" "$nABC" "$HEAPLEAK" stats "$A" "$B" "$C"
-  measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
-  measure "heapleak explain A B C" "$mbABC" "$nABC" "$HEAPLEAK" explain "$A" "$B" "$C"
+  measure "heapleak info B" "$mbB" "$nB" po "<= 1.5x" "$HEAPLEAK" info "$B"
+  measure "heapleak info B.gz" "$mbB" "$nB" zcat "<= 1.3x" "$HEAPLEAK" info "$B.gz"
+  measure "heapleak stats A B C" "$mbABC" "$nABC" pox3 "<= 50 B/obj" "$HEAPLEAK" stats "$A" "$B" "$C"
+  measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
+  measure "heapleak explain A B C" "$mbABC" "$nABC" pox3 "<= 3 s (large), <= 80 B/obj" \
+    "$HEAPLEAK" explain "$A" "$B" "$C"
+  echo "-- one load, step by step (HEAPLEAK_PROFILE=1 heapleak info B):"
+  HEAPLEAK_PROFILE=1 "$HEAPLEAK" info "$B" 2>&1 >/dev/null | sed 's/^/   /'
   if [ -x "$BUILD/bench/heapleak-analysis-bench" ]; then
     echo "-- dominators, retained sizes and explain on loaded heaps:"
     "$BUILD/bench/heapleak-analysis-bench" "$B" "$A" "$C"
   fi
 done
 echo
-echo "MB and objects are of the uncompressed JSON (zcat and info B.gz too); B/object = peak RSS / objects."
+echo "MB and objects are of the uncompressed JSON (zcat and info B.gz too); B/obj = peak RSS / objects."
+echo "Floors: cat, zcat and parse-only of B; 'po x3' is three parse-only passes (the three dumps)."
+echo "cpu s = user + system time of all threads: on a shared machine (see load) it moves less than wall."

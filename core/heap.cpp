@@ -13,15 +13,26 @@ Heap::Heap(HeapColumns columns, LoadReport report)
 Heap::~Heap() = default;
 
 const DominatorTree& Heap::dominators() const {
-  std::call_once(dominators_once_,
-                 [this] { dominators_ = std::make_unique<const DominatorTree>(*this); });
+  std::call_once(dominators_once_, [this] {
+    dominators_ = std::make_unique<const DominatorTree>(*this);
+    dominators_ready_.store(true, std::memory_order_release);
+  });
   return *dominators_;
 }
 
 const RootPaths& Heap::root_paths() const {
-  std::call_once(root_paths_once_,
-                 [this] { root_paths_ = std::make_unique<const RootPaths>(*this); });
+  std::call_once(root_paths_once_, [this] {
+    root_paths_ = std::make_unique<const RootPaths>(*this);
+    root_paths_ready_.store(true, std::memory_order_release);
+  });
   return *root_paths_;
+}
+
+std::size_t Heap::analyses_bytes_used() const {
+  std::size_t total = 0;
+  if (has_root_paths()) total += root_paths_->bytes_used();
+  if (has_dominators()) total += dominators_->bytes_used();
+  return total;
 }
 
 std::optional<ObjectIndex> Heap::find(Address address) const {

@@ -4,6 +4,7 @@
 // references in CSR form in both directions. Built only by HeapBuilder.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -138,6 +139,11 @@ class Heap {
   // Analyses computed once, on first use, and cached on the snapshot.
   const RootPaths& root_paths() const;
   const DominatorTree& dominators() const;
+  // Whether they are cached yet, and the bytes the cached ones hold (not in
+  // bytes_used(): a budget charges them when they appear).
+  bool has_root_paths() const { return root_paths_ready_.load(std::memory_order_acquire); }
+  bool has_dominators() const { return dominators_ready_.load(std::memory_order_acquire); }
+  std::size_t analyses_bytes_used() const;
 
  private:
   HeapColumns c_;
@@ -146,6 +152,8 @@ class Heap {
   mutable std::unique_ptr<const RootPaths> root_paths_;
   mutable std::once_flag dominators_once_;
   mutable std::unique_ptr<const DominatorTree> dominators_;
+  mutable std::atomic<bool> root_paths_ready_{false};
+  mutable std::atomic<bool> dominators_ready_{false};
 };
 
 }  // namespace heapleak

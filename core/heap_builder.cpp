@@ -25,9 +25,9 @@ std::uint32_t address_fingerprint(Address address) {
 // `scratch`, which every column reuses. The reads follow the dump's page
 // runs, so they stream; rotating permutation cycles in place instead saves
 // the scratch but chains one cache miss per object and is several times slower.
-template <class T>
-void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
-  static_assert(sizeof(T) <= sizeof(std::uint64_t) && std::is_trivially_copyable_v<T>);
+template <class T, class S>
+void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<S>& scratch) {
+  static_assert(sizeof(T) <= sizeof(S) && std::is_trivially_copyable_v<T>);
   if (column.empty()) return;
   T* gathered = reinterpret_cast<T*>(scratch.data());
   for (std::size_t k = 0; k < order.size(); ++k) gathered[k] = column[order[k]];
@@ -133,12 +133,13 @@ void HeapBuilder::start_allocation_columns() {
 
 std::uint32_t HeapBuilder::class_id(Address class_address) {
   if (class_address == 0) return 0;
-  if (class_address == last_class_) return last_class_id_;
+  // Slots are 40-byte aligned: a multiplicative hash spreads them over the cache.
+  ClassSlot& slot = class_cache_[(class_address * 0x9e3779b97f4a7c15ULL) >> 58];
+  if (slot.address == class_address) return slot.id;
   auto [it, inserted] =
       class_ids_.try_emplace(class_address, static_cast<std::uint32_t>(class_addresses_.size()));
   if (inserted) class_addresses_.push_back(class_address);
-  last_class_ = class_address;
-  last_class_id_ = it->second;
+  slot = ClassSlot{class_address, it->second};
   return it->second;
 }
 
@@ -254,20 +255,44 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   return order;
 }
 
+// Every column of 4 bytes or less: all an identity-only heap has but its
+// addresses.
+template <class S>
+void permute_narrow_columns(HeapColumns& c, const Column<ObjectIndex>& order, Column<S>& scratch) {
+  permute(c.type, order, scratch);
+  permute(c.class_index, order, scratch);
+  permute(c.own_name, order, scratch);
+  permute(c.memsize, order, scratch);
+  permute(c.value_hash, order, scratch);
+  permute(c.first_ref, order, scratch);
+  permute(c.length, order, scratch);
+  permute(c.file, order, scratch);
+  permute(c.line, order, scratch);
+  permute(c.method, order, scratch);
+  permute(c.generation, order, scratch);
+}
+
 void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
   permute(c_.address, order, scratch);
-  permute(c_.type, order, scratch);
-  permute(c_.class_index, order, scratch);
-  permute(c_.own_name, order, scratch);
-  permute(c_.memsize, order, scratch);
-  permute(c_.value_hash, order, scratch);
-  permute(c_.first_ref, order, scratch);
-  permute(c_.length, order, scratch);
   permute(c_.line_offset, order, scratch);
-  permute(c_.file, order, scratch);
-  permute(c_.line, order, scratch);
-  permute(c_.method, order, scratch);
-  permute(c_.generation, order, scratch);
+  permute_narrow_columns(c_, order, scratch);
+}
+
+void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order) {
+  // A 4-byte scratch serves every column but the addresses (line_offset is
+  // kept by full loads only), 4 bytes per object less at the peak of a load
+  // (stats holds three heaps). The addresses go last, through that scratch
+  // and `order` itself: the high halves gathered into the scratch, then each
+  // order[k], read for the last time, replaced by the low half of its address.
+  const std::size_t m = order.size();
+  Column<std::uint32_t> scratch(m);
+  permute_narrow_columns(c_, order, scratch);
+  for (std::size_t k = 0; k < m; ++k)
+    scratch[k] = static_cast<std::uint32_t>(c_.address[order[k]] >> 32);
+  for (std::size_t k = 0; k < m; ++k) order[k] = static_cast<std::uint32_t>(c_.address[order[k]]);
+  c_.address.resize(m);
+  for (std::size_t k = 0; k < m; ++k)
+    c_.address[k] = (static_cast<Address>(scratch[k]) << 32) | order[k];
 }
 
 void HeapBuilder::resolve_classes() {
@@ -345,16 +370,32 @@ void HeapBuilder::build_roots(LoadReport& report) {
 }
 
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
-                                                std::chrono::steady_clock::time_point started) {
-  const Column<ObjectIndex> order = sort_by_address(report);
-  {
+                                                std::chrono::steady_clock::time_point started,
+                                                LoadProfile* profile) {
+  auto step = [profile](const char* name) {
+    if (profile) profile->step(name);
+  };
+  step("sort");
+  Column<ObjectIndex> order = sort_by_address(report);
+  if (full_) {
     // One scratch array serves the permutation, then the edge build.
+    step("permute");
     Column<std::uint64_t> scratch(order.size() + 1);
     apply_order(order, scratch);
+    step("classes");
     resolve_classes();
-    if (full_) build_edges(order, scratch, report);
+    step("edges");
+    build_edges(order, scratch, report);
+    step("free scratch");
+  } else {
+    step("permute");
+    apply_order_consuming(order);
+    step("classes");
+    resolve_classes();
   }
+  step("roots");
   build_roots(report);
+  step("heap");
   report.objects = c_.address.size();
   report.traced = traced_;
   report.edges_built = full_;

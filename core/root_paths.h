@@ -23,6 +23,7 @@ class RootPaths {
 
   bool reachable(ObjectIndex i) const { return parent_[i] != kUnreached; }
   std::size_t reachable_count() const { return reachable_; }
+  std::size_t bytes_used() const { return parent_.capacity() * sizeof(std::uint32_t); }
   // Empty path when the object is not reachable from any root.
   RootPath path_to(const Heap& heap, ObjectIndex i) const;
   // The object before `i` on its shortest path; kNoObject for a root target

@@ -39,6 +39,31 @@ bool HeapStore::admit(std::uint64_t estimate, std::string& message) {
   return true;
 }
 
+bool HeapStore::admit_analysis(std::uint64_t estimate, std::uint64_t& available) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t used = resident_ + reserved_;
+  available = max_bytes_ == 0 ? UINT64_MAX : max_bytes_ - std::min(max_bytes_, used);
+  if (max_bytes_ != 0 && used + estimate > max_bytes_) return false;
+  reserved_ += estimate;
+  return true;
+}
+
+void HeapStore::release(std::uint64_t reserved) {
+  std::lock_guard lock(mutex_);
+  reserved_ -= std::min(reserved_, reserved);
+}
+
+void HeapStore::recharge(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  for (auto& entry : entries_) {
+    if (entry.id != id) continue;
+    const std::uint64_t now = entry.heap->bytes_used() + entry.heap->analyses_bytes_used();
+    resident_ = resident_ - std::min(resident_, entry.charged) + now;
+    entry.charged = now;
+    return;
+  }
+}
+
 bool HeapStore::extend(std::uint64_t& reserved, std::uint64_t bytes) {
   if (bytes <= reserved) return true;
   std::lock_guard lock(mutex_);
@@ -72,8 +97,10 @@ void HeapStore::finish_load(const std::string& name, std::string path,
   {
     std::lock_guard lock(mutex_);
     reserved_ -= std::min(reserved_, estimate);
-    resident_ += heap->bytes_used();
-    entry = HeapEntry{"h" + std::to_string(next_id_++), name, std::move(path), std::move(heap)};
+    const std::uint64_t charged = heap->bytes_used() + heap->analyses_bytes_used();
+    resident_ += charged;
+    entry = HeapEntry{"h" + std::to_string(next_id_++), name, std::move(path), std::move(heap),
+                      charged};
     entries_.push_back(entry);
     waiters = end_load_locked(name);
   }
@@ -132,7 +159,7 @@ bool HeapStore::remove(const std::string& id_or_name) {
                       [&](const HeapEntry& e) { return e.name == id_or_name; });
   }
   if (it == entries_.end()) return false;
-  resident_ -= std::min(resident_, static_cast<std::uint64_t>(it->heap->bytes_used()));
+  resident_ -= std::min(resident_, it->charged);
   entries_.erase(it);
   return true;
 }

@@ -1,9 +1,11 @@
 // The heaps the daemon holds, shared by every connection. Heaps are named by
 // a short id ("h1") or by their name; entries are immutable snapshots, so a
 // query keeps its heap alive even if another client unloads it meanwhile.
-// Also enforces the --max-memory budget: a load is admitted against an
-// estimate before it starts, then charged what it really uses. A load in
-// progress holds its name, so a query sent right after loadHeap can wait for it.
+// Also enforces the --max-memory budget: a load, or an analysis a query
+// caches on a heap (dominator tree, root paths), is admitted against an
+// estimate of its peak before it starts, then charged what it really keeps.
+// A load in progress holds its name, so a query sent right after loadHeap
+// can wait for it.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,9 @@ struct HeapEntry {
   std::string name;
   std::string path;
   std::shared_ptr<const Heap> heap;
+  // What the budget charges for this heap: its columns and, once computed,
+  // its cached analyses (set by the store).
+  std::uint64_t charged = 0;
 };
 
 class HeapStore {
@@ -37,6 +42,15 @@ class HeapStore {
   // Reserves `estimate` bytes for a load; false when the budget would be
   // exceeded (then `message` says by how much).
   bool admit(std::uint64_t estimate, std::string& message);
+  // Reserves `estimate` bytes for an analysis of a loaded heap; false when
+  // the budget would be exceeded (then `available` says what is free).
+  bool admit_analysis(std::uint64_t estimate, std::uint64_t& available);
+  // Frees a reservation made by admit_analysis.
+  void release(std::uint64_t reserved);
+  // Charges heap `id` again for what it holds now (columns plus cached
+  // analyses); a heap no longer stored is ignored.
+  void recharge(const std::string& id);
+
   // A running load grew: raises its reservation `reserved` to `bytes` if the
   // budget allows (then true); never lowers it.
   bool extend(std::uint64_t& reserved, std::uint64_t bytes);

@@ -18,13 +18,15 @@ json::object heap_list_json(const std::vector<NamedHeap>& heaps,
                             std::uint64_t max_bytes) {
   json::array listed;
   for (const auto& entry : heaps) {
-    listed.push_back(json::object{{"heap", entry.id},
-                                  {"name", entry.name},
-                                  {"path", entry.path},
-                                  {"objects", entry.heap->size()},
-                                  {"residentBytes", entry.heap->bytes_used()},
-                                  {"loadSeconds", entry.heap->report().seconds},
-                                  {"traced", entry.heap->report().traced}});
+    listed.push_back(json::object{
+        {"heap", entry.id},
+        {"name", entry.name},
+        {"path", entry.path},
+        {"objects", entry.heap->size()},
+        {"residentBytes", entry.heap->bytes_used() + entry.heap->analyses_bytes_used()},
+        {"analysisBytes", entry.heap->analyses_bytes_used()},
+        {"loadSeconds", entry.heap->report().seconds},
+        {"traced", entry.heap->report().traced}});
   }
   json::array names;
   for (const auto& name : loading) names.push_back(json::value(name));

@@ -21,7 +21,8 @@ struct NamedHeap {
 
 // heap_summary_json plus heap, name, path.
 boost::json::object loaded_heap_json(const NamedHeap& entry);
-// {heaps: [{heap, name, path, objects, residentBytes, loadSeconds, traced}],
+// {heaps: [{heap, name, path, objects, residentBytes (columns and cached analyses),
+//          analysisBytes (the analyses alone), loadSeconds, traced}],
 //  loading: [names], usedBytes, maxBytes}
 boost::json::object heap_list_json(const std::vector<NamedHeap>& heaps,
                                    const std::vector<std::string>& loading,

@@ -40,7 +40,8 @@ std::string to_json_text(const boost::json::value& value);
 // `--by class|site|generation` (default class); throws UsageError.
 GroupBy group_by_option(const Args& args);
 
-// Loads several dumps in parallel, the k-th with options[k]; on the first
+// Loads several dumps one after the other (the peak holds one load's
+// transient arrays, not all of them), the k-th with options[k]; on the first
 // failure prints the error, sets `exit_code` and returns an empty list.
 std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
                                                             const std::vector<LoadOptions>& options,

@@ -72,7 +72,7 @@ int run_stats(const std::vector<std::string>& argv) {
   const std::size_t limit =
       args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
 
-  // The diff needs no references: load identity columns only, the dumps in parallel.
+  // The diff needs no references: load identity columns only, one dump after the other.
   LoadOptions identity_only;
   identity_only.mode = LoadMode::kIdentityOnly;
   int exit_code = kExitOk;

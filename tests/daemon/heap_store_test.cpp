@@ -82,5 +82,31 @@ TEST_CASE("a load's reservation turns into its real size, or is given back") {
   CHECK(store.used_bytes() == resident);
 }
 
+TEST_CASE("an analysis is admitted on its estimate, then charged to its heap for what it keeps") {
+  HeapStore store(std::uint64_t{64} << 20);
+  store.begin_load("B");
+  auto heap = tiny_heap();
+  const std::uint64_t resident = heap->bytes_used();
+  store.finish_load("B", "/tmp/B", heap, 0, [](const HeapEntry&) {});
+  std::uint64_t available = 0;
+  CHECK_FALSE(store.admit_analysis(std::uint64_t{64} << 20, available));
+  CHECK(available == (std::uint64_t{64} << 20) - resident);
+  CHECK(store.used_bytes() == resident);  // a refusal reserves nothing
+  REQUIRE(store.admit_analysis(std::uint64_t{1} << 20, available));
+  CHECK(store.used_bytes() == resident + (std::uint64_t{1} << 20));
+  heap->dominators();
+  heap->root_paths();
+  REQUIRE(heap->analyses_bytes_used() > 0);
+  store.release(std::uint64_t{1} << 20);
+  store.recharge("h1");
+  const std::uint64_t charged = resident + heap->analyses_bytes_used();
+  CHECK(store.used_bytes() == charged);
+  CHECK(store.find("h1")->charged == charged);
+  store.recharge("h1");  // charging again charges the difference, here none
+  CHECK(store.used_bytes() == charged);
+  REQUIRE(store.remove("h1"));
+  CHECK(store.used_bytes() == 0);  // unloading frees the analyses' charge too
+}
+
 }  // namespace
 }  // namespace heapleak::daemon

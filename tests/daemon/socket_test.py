@@ -342,6 +342,97 @@ def max_memory(tmp):
         check(daemon.alive(), "still running")
 
 
+def tiny_dump(path, objects):
+    """Writes a dump of `objects` minimal STRING records, held by Arrays of
+    1000 under one Array that a ROOT names. Few JSON bytes per object: a
+    load's estimate (half its JSON + 16 MiB) then fits a budget that the
+    dominator tree (~40 bytes per object at its peak) does not."""
+    base = 0x7F0000000028
+    with open(path, "w") as out:
+        arrays = (objects + 999) // 1000
+        top = base
+        out.write('{"type":"ROOT", "root":"global_tbl", "references":["0x%x"]}\n' % top)
+        holders = [base + 40 * (1 + k) for k in range(arrays)]
+        out.write('{"address":"0x%x", "type":"ARRAY", "length":%d, "references":[%s], "memsize":40}\n'
+                  % (top, arrays, ", ".join('"0x%x"' % h for h in holders)))
+        first = base + 40 * (1 + arrays)
+        for k, holder in enumerate(holders):
+            members = range(k * 1000, min(objects, (k + 1) * 1000))
+            out.write('{"address":"0x%x", "type":"ARRAY", "length":%d, "references":[%s], "memsize":8040}\n'
+                      % (holder, len(members), ", ".join('"0x%x"' % (first + 40 * i) for i in members)))
+        out.writelines('{"address":"0x%x", "type":"STRING", "memsize":40}\n' % (first + 40 * i)
+                       for i in range(objects))
+
+
+@test
+def analysis_budget(tmp):
+    """--max-memory counts the analyses a query caches: a heap whose load fits
+    is refused a dominator tree that would not (-32803 overBudget with the
+    bytes needed and free, nothing reserved afterwards), a smaller analysis
+    (root paths) still runs, and residentBytes/usedBytes grow by what it keeps."""
+    dump = os.path.join(tmp, "tiny.json")
+    tiny_dump(dump, 400_000)
+    # Just above the load's admission estimate (docs/protocol.md: half the JSON + 16 MiB).
+    budget = os.path.getsize(dump) // 2 + (16 << 20) + (1 << 20)
+    daemon, path = unix_daemon(tmp, "--max-memory", str(budget))
+    with daemon:
+        c = Client(path)
+        c.initialize()
+        loaded = c.result("loadHeap", {"path": dump})
+        check(loaded["objects"] == 400_000 + 401, f"objects: {loaded['objects']}")
+        before = c.result("listHeaps")
+        resident = before["heaps"][0]["residentBytes"]
+        check(before["usedBytes"] == resident, f"usedBytes is the heap's residentBytes: {before}")
+        check(before["heaps"][0]["analysisBytes"] == 0, f"no analysis cached yet: {before}")
+        sample = "0x%x" % (0x7F0000000028 + 40 * 402)
+        for method, params in [("retained", {"heap": "h1", "address": sample}),
+                               ("topRetainers", {"heap": "h1"}),
+                               ("owner", {"heap": "h1", "addresses": [sample]}),
+                               ("explain", {"baseline": "h1", "target": "h1", "later": "h1"})]:
+            refused = c.call(method, params)
+            error = refused.get("error", {})
+            data = error.get("data", {})
+            check(error.get("code") == -32803 and data.get("reason") == "overBudget",
+                  f"{method}: expected -32803 overBudget, got {refused}")
+            check(data.get("heap") == "h1" and data.get("analysis") == "dominators",
+                  f"{method}: data names the heap and the analysis: {data}")
+            check(data.get("availableBytes") == budget - resident,
+                  f"{method}: availableBytes is the budget less the heap: {data}")
+            check(data.get("neededBytes", 0) > data.get("availableBytes", 0),
+                  f"{method}: neededBytes exceeds what is free: {data}")
+            check("--max-memory" in error.get("message", ""), f"{method}: message: {error}")
+        after = c.result("listHeaps")
+        check(after["usedBytes"] == resident and after["heaps"][0]["residentBytes"] == resident,
+              f"a refused analysis reserves nothing and caches nothing: {after}")
+        # Root paths fit (~8 bytes per object at the peak): charged once computed.
+        path_reply = c.result("pathToRoot", {"heap": "h1", "address": sample})
+        check(path_reply.get("root") == "global_tbl", f"pathToRoot answers: {path_reply}")
+        grown = c.result("listHeaps")
+        entry = grown["heaps"][0]
+        check(entry["analysisBytes"] >= 4 * 400_000, f"root paths are charged: {entry}")
+        check(entry["residentBytes"] == resident + entry["analysisBytes"],
+              f"residentBytes counts them: {entry}")
+        check(grown["usedBytes"] == entry["residentBytes"], f"usedBytes too: {grown}")
+        check(daemon.alive(), "still running")
+    # Without a budget the same query runs, and the tree it caches is charged.
+    daemon, path = unix_daemon(tmp, sock="free.sock")
+    with daemon:
+        c = Client(path)
+        c.initialize()
+        c.result("loadHeap", {"path": dump})
+        resident = c.result("listHeaps")["heaps"][0]["residentBytes"]
+        retained = c.result("retained", {"heap": "h1", "address": sample})
+        check(retained.get("retained", 0) >= 40, f"retained answers: {retained}")
+        grown = c.result("listHeaps")
+        entry = grown["heaps"][0]
+        check(entry["analysisBytes"] >= 16 * 400_000,
+              f"the dominator tree (16 bytes per object) is charged: {entry}")
+        check(entry["residentBytes"] == resident + entry["analysisBytes"]
+              and grown["usedBytes"] == entry["residentBytes"], f"and counted: {grown}")
+        c.result("unloadHeap", {"heap": "h1"})
+        check(c.result("listHeaps")["usedBytes"] == 0, "unloading frees what it was charged")
+
+
 @test
 def idle_timeout(tmp):
     """--idle-timeout: the daemon stays while a client is connected, then exits 0

@@ -1,0 +1,53 @@
+#include "daemon/analysis_admission.h"
+
+#include <string>
+
+#include "protocol/binder.h"
+#include "protocol/error.h"
+
+namespace heapleak::daemon {
+namespace {
+
+std::string analysis_names(unsigned needed) {
+  std::string names;
+  if (needed & kDominatorsAnalysis) names = "dominator tree";
+  if (needed & kRootPathsAnalysis) names += names.empty() ? "root paths" : " and root paths";
+  return names;
+}
+
+std::string mib_up(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); }
+std::string mib_down(std::uint64_t bytes) { return std::to_string(bytes >> 20); }
+
+}  // namespace
+
+AnalysisAdmission::AnalysisAdmission(HeapStore& store, const HeapEntry& entry, unsigned needed)
+    : store_(store), id_(entry.id) {
+  unsigned missing = kNoAnalysis;
+  if ((needed & kDominatorsAnalysis) && !entry.heap->has_dominators())
+    missing |= kDominatorsAnalysis;
+  if ((needed & kRootPathsAnalysis) && !entry.heap->has_root_paths()) missing |= kRootPathsAnalysis;
+  const std::uint64_t estimate = analysis_peak_bytes(*entry.heap, missing);
+  if (estimate == 0) return;
+  std::uint64_t available = 0;
+  if (!store.admit_analysis(estimate, available)) {
+    throw protocol::RpcException(protocol::domain_error(
+        "overBudget",
+        "computing the " + analysis_names(missing) + " of " + entry.id + " needs about " +
+            mib_up(estimate) + " MiB but only " + mib_down(available) +
+            " MiB of the --max-memory budget (" + mib_down(store.max_bytes()) +
+            " MiB) is free; unload a heap or raise --max-memory",
+        {{"heap", entry.id},
+         {"analysis", missing & kDominatorsAnalysis ? "dominators" : "rootPaths"},
+         {"neededBytes", estimate},
+         {"availableBytes", available}}));
+  }
+  reserved_ = estimate;
+}
+
+AnalysisAdmission::~AnalysisAdmission() {
+  if (reserved_ == 0) return;
+  store_.release(reserved_);
+  store_.recharge(id_);
+}
+
+}  // namespace heapleak::daemon

@@ -342,6 +342,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
 
   const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
+  EdgeNameMemo via_memo;  // the rows' paths share their first hops
   for (auto& [anchor, cluster] : clusters) {
     std::sort(cluster.objects.begin(), cluster.objects.end());
     cluster.count = cluster.objects.size();
@@ -362,7 +363,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       cluster.path = target.root_paths().path_to(target, cluster.holder);
       root = cluster.path.root;
       holder_name = ruby_name(target, cluster.holder);
-      cluster.vias = path_vias(target, cluster.path.path);
+      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
       cluster.reach = reach_of(target, cluster, root, cluster.vias);
     }
     cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);

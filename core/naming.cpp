@@ -129,9 +129,20 @@ RootKind root_kind(std::string_view category) {
   return RootKind::kOther;
 }
 
-std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path) {
+std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path,
+                                EdgeNameMemo* memo) {
   std::vector<EdgeName> vias(path.size());
-  for (std::size_t k = 1; k < path.size(); ++k) vias[k] = ivar_holding(heap, path[k - 1], path[k]);
+  if (heap.shapes().empty()) return vias;  // before Ruby 3.2: nothing to name
+  for (std::size_t k = 1; k < path.size(); ++k) {
+    if (!memo) {
+      vias[k] = ivar_holding(heap, path[k - 1], path[k]);
+      continue;
+    }
+    const std::uint64_t key = (std::uint64_t{path[k - 1]} << 32) | path[k];
+    auto it = memo->find(key);
+    if (it == memo->end()) it = memo->emplace(key, ivar_holding(heap, path[k - 1], path[k])).first;
+    vias[k] = it->second;
+  }
   return vias;
 }
 

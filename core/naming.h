@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/heap.h"
@@ -52,8 +53,12 @@ RootKind root_kind(std::string_view category);
 // The names of a root path as every surface shows them: "ROOT vm", then each
 // object's ruby_name followed by the ivar through which it holds the next
 // object when the dump says so (`UserCache.@cache`, see ivar_names.h).
-// `vias[k]` is how path[k] is held by path[k-1] (vias[0] is empty).
-std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path);
+// `vias[k]` is how path[k] is held by path[k-1] (vias[0] is empty). Naming
+// a hop re-reads the holder's record; `memo`, when given, keeps the names
+// across the many paths of one answer (they share their first hops).
+using EdgeNameMemo = std::unordered_map<std::uint64_t, EdgeName>;
+std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path,
+                                EdgeNameMemo* memo = nullptr);
 std::vector<std::string> path_names(const Heap& heap, std::string_view root,
                                     const std::vector<ObjectIndex>& path,
                                     const std::vector<EdgeName>& vias);

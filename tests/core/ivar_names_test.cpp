@@ -91,6 +91,7 @@ const char* kRuby40 =
 {"address":"0x13080600", "type":"CLASS", "shape_id":12, "slot_size":96, "class":"0x130805a0", "superclass":"0x1308fea0", "name":"Registry", "references":["0x1308fea0", "0x13f59cc0"], "memsize":240}
 {"address":"0x13f59cc0", "type":"IMEMO", "shape_id":12, "slot_size":24, "class":"0x13080600", "imemo_type":"fields", "references":["0x13080480"], "memsize":24}
 {"address":"0x13080480", "type":"HASH", "shape_id":0, "slot_size":96, "class":"0x13089ba0", "size":0, "memsize":96}
+{"address":"0x13089ba0", "type":"CLASS", "shape_id":0, "slot_size":96, "class":"0x13089b40", "name":"Hash", "memsize":1200}
 {"address":"0x13fa6f88", "type":"OBJECT", "shape_id":0, "slot_size":24, "class":"0x13fcfe48", "ivars":3, "too_complex_shape":true, "references":["0x13fcf5a8"], "memsize":152}
 {"address":"0x13fcf5a8", "type":"STRING", "shape_id":0, "slot_size":96, "class":"0x1308f480", "embedded":true, "memsize":96}
 )";

@@ -1,7 +1,8 @@
 # A small leaky program for tests/rubies/paths: UserCache.@cache (a class
 # instance variable, its only one) gains users that are never evicted, and
-# Registry keeps Sets. Dumps its heap three times, to /out/A.json B.json C.json
-# (ARGV[0] overrides /out). Runs under every CRuby 3.1-4.0, native or wasm.
+# the Registry::INSTANCE object's @sets (an OBJECT's ivar) keeps Sets. Dumps
+# its heap three times, to /out/A.json B.json C.json (ARGV[0] overrides
+# /out). Runs under every CRuby 3.1-4.0, native or wasm.
 require "objspace"
 require "set"
 
@@ -19,15 +20,19 @@ class UserCache
 end
 
 class Registry
-  @sets = []
-  def self.add(set) = @sets << set
+  def initialize
+    @sets = []
+  end
+
+  def add(set) = @sets << set
+  INSTANCE = new
 end
 
 out = ARGV[0] || "/out"
 iteration = 0
 step = lambda do
   50.times { |j| UserCache.fetch(iteration * 1000 + j) }
-  5.times { |j| Registry.add(Set.new(["tag-#{iteration}-#{j}"])) }
+  5.times { |j| Registry::INSTANCE.add(Set.new(["tag-#{iteration}-#{j}"])) }
   iteration += 1
 end
 dump = lambda do |name|

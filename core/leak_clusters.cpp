@@ -297,6 +297,12 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
     return cluster.reach.root.empty() ? "unreachable objects"
                                       : "held by ROOT " + cluster.reach.root;
   }
+  // The ivar that holds the holder, when the dump names it exactly, says
+  // most: "Array in Registry.@sets" (path_names' entry for the parent).
+  const auto& vias = cluster.vias;
+  if (!vias.empty() && vias.back().kind == EdgeName::Kind::kExact &&
+      vias.back().names.size() == 1 && cluster.path_names.size() >= 2)
+    return holder_name + " in " + cluster.path_names[cluster.path_names.size() - 2];
   if (cluster.reach.kind == "root") return holder_name + " (ROOT " + cluster.reach.root + ")";
   if (cluster.reach.name == holder_name) return holder_name;
   const std::string ivar = cluster.reach.ivar.empty() ? "" : "." + cluster.reach.ivar;

@@ -75,6 +75,8 @@ def main():
     sets = set_rows[0]["pathNames"]
     want_sets = "Registry.@sets" if shapes else "Registry"
     check(sets[-2:] == [want_sets, "Array"], f"{version}: the Sets' path {sets}")
+    want_key = "Array in Registry.@sets" if shapes else "Array in Registry"
+    check(set_rows[0]["key"] == want_key, f"{version}: the Sets' key {set_rows[0]['key']!r}")
     for row in explain["leaks"]:
         check(not any(o["key"] == "DATA:set" for o in row["objects"]), f"{version}: DATA:set group")
 

@@ -45,7 +45,11 @@ int run_path(const std::vector<std::string>& argv) {
     text = to_json_text(root_path_json(*heap, *path));
   } else {
     std::ostringstream out;
-    out << "ROOT " << path->root << "\n";
+    out << "ROOT " << path->root;
+    // VM internals between the root and the first Ruby-visible object (3.4+).
+    for (std::size_t k = 0; k < path->root_via.size(); ++k)
+      out << (k ? ", " : " (through ") << ruby_name(*heap, path->root_via[k]);
+    out << (path->root_via.empty() ? "\n" : ")\n");
     const std::vector<EdgeName> vias = path_vias(*heap, path->path);
     for (std::size_t k = 0; k < path->path.size(); ++k) {
       const ObjectIndex i = path->path[k];

@@ -30,8 +30,9 @@ ShapeKind parse_shape_kind(std::string_view shape_type);
 
 struct ShapeTable {
   static constexpr std::uint32_t kNoShape = UINT32_MAX;
-  // Shape ids past this are not kept (a corrupt record must not allocate GBs).
-  static constexpr std::uint64_t kMaxShapeId = 1u << 24;
+  // Shape ids past this are not kept: a corrupt record must not make the
+  // table big (9 MiB at most; real dumps have thousands of shapes).
+  static constexpr std::uint64_t kMaxShapeId = 1u << 20;
 
   std::vector<std::uint32_t> parent;     // by shape id; kNoShape for the root
   std::vector<ShapeKind> kind;           // kAbsent: no SHAPE record had this id

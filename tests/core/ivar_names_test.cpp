@@ -202,3 +202,22 @@ TEST_CASE("dumps without shapes (Ruby 3.1) name nothing", "[ivar_names]") {
                        object_line({"0x20", "STRING"})}));
   CHECK(d.name("0x10", "0x20").kind == EdgeName::Kind::kNone);
 }
+
+TEST_CASE("bad shapes: huge ids, loops and missing parents name nothing, never crash",
+          "[ivar_names]") {
+  Loaded d(join_lines({
+      R"({"address":"0x1", "type":"SHAPE", "id":99999999999, "parent_id":0, "shape_type":"IVAR","edge_name":"@x"})",
+      R"({"address":"0x2", "type":"SHAPE", "id":5, "parent_id":6, "shape_type":"IVAR","edge_name":"@a"})",
+      R"({"address":"0x3", "type":"SHAPE", "id":6, "parent_id":5, "shape_type":"IVAR","edge_name":"@b"})",
+      R"({"address":"0x4", "type":"SHAPE", "id":7, "parent_id":400, "shape_type":"IVAR","edge_name":"@c"})",
+      root_line("vm", {"0x10", "0x20", "0x30"}),
+      object_line({"0x10", "OBJECT", "", {"0x40"}, R"("shape_id":99999999999)"}),
+      object_line({"0x20", "OBJECT", "", {"0x40"}, R"("shape_id":6)"}),
+      object_line({"0x30", "OBJECT", "", {"0x40"}, R"("shape_id":7)"}),
+      object_line({"0x40", "STRING"}),
+  }));
+  CHECK(d.heap->shapes().kind.size() == 8);  // the huge id was not kept
+  CHECK(d.name("0x10", "0x40").kind == EdgeName::Kind::kNone);
+  CHECK(d.name("0x20", "0x40").kind == EdgeName::Kind::kNone);  // a loop
+  CHECK(d.name("0x30", "0x40").kind == EdgeName::Kind::kNone);  // parent 400 absent
+}

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "core/ivar_names.h"
+#include "core/naming.h"
 #include "core/object_key.h"
 #include "core/ownership.h"
 
@@ -45,7 +47,7 @@ const char* node_role_name(NodeRole role) {
   return "path";
 }
 
-RetainerGraph build_retainer_graph(const Heap&, const std::vector<ObjectIndex>& samples,
+RetainerGraph build_retainer_graph(const Heap& heap, const std::vector<ObjectIndex>& samples,
                                    const RetainerResult& result,
                                    const RootPath* retainer_root_path) {
   RetainerGraph graph;
@@ -57,7 +59,13 @@ RetainerGraph build_retainer_graph(const Heap&, const std::vector<ObjectIndex>& 
   std::set<std::pair<ObjectIndex, ObjectIndex>> edges;
   for (ObjectIndex s : samples) assign(s, NodeRole::kSample);
   if (result.retainer != kNoObject) assign(result.retainer, NodeRole::kRetainer);
-  for (const auto& path : result.paths) {
+  for (const auto& raw : result.paths) {
+    // A 4.0 IMEMO:fields object is drawn as its owner (the root path has none).
+    std::vector<ObjectIndex> path;
+    for (ObjectIndex i : raw) {
+      const ObjectIndex shown = fold_fields(heap, i);
+      if (path.empty() || path.back() != shown) path.push_back(shown);
+    }
     for (std::size_t k = 0; k < path.size(); ++k) {
       assign(path[k], NodeRole::kPath);
       if (k + 1 < path.size()) edges.emplace(path[k], path[k + 1]);
@@ -103,8 +111,11 @@ std::string to_dot(const Heap& heap, const RetainerGraph& graph,
   }
   out += "# links (holder -> held)\n";
   for (const auto& [from, to] : graph.edges) {
+    // Labelled with the ivar that holds the reference when the dump names it.
+    const std::string via = edge_suffix(ivar_holding(heap, from, to));
     out += "\"" + format_address(heap.address(from)) + "\" -> \"" +
-           format_address(heap.address(to)) + "\";\n";
+           format_address(heap.address(to)) + "\"" +
+           (via.empty() ? "" : " [label=\"" + escape(via.substr(1)) + "\"]") + ";\n";
   }
   if (graph.root_target != kNoObject) {
     const std::string root_node = "ROOT:" + escape(graph.root);

@@ -74,7 +74,7 @@ std::size_t Heap::bytes_used() const {
                       bytes(c_.first_ref) + bytes(c_.line_offset) + bytes(c_.length) +
                       bytes(c_.file) + bytes(c_.line) + bytes(c_.method) + bytes(c_.generation) +
                       bytes(c_.out_offsets) + bytes(c_.out_edges) + bytes(c_.in_offsets) +
-                      bytes(c_.in_edges) + c_.names.bytes_used();
+                      bytes(c_.in_edges) + c_.names.bytes_used() + c_.shapes.bytes_used();
   for (const auto& root : c_.roots) total += bytes(root.targets) + root.name.capacity();
   if (c_.gzip_index) total += c_.gzip_index->bytes_used();
   return total;

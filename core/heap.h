@@ -19,6 +19,7 @@
 #include "core/file_identity.h"
 #include "core/gzip_index.h"
 #include "core/object_type.h"
+#include "core/shape_table.h"
 #include "core/string_pool.h"
 
 namespace heapleak {
@@ -84,6 +85,7 @@ struct HeapColumns {
   Column<std::uint32_t> in_offsets;  // CSR: referrers
   Column<ObjectIndex> in_edges;
   std::vector<RootCategory> roots;
+  ShapeTable shapes;  // SHAPE records (Ruby 3.2+), for naming ivars; empty before 3.2
   StringPool names;
   std::shared_ptr<const GzipIndex> gzip_index;  // gzip dumps: random access to records
 };
@@ -110,6 +112,8 @@ class Heap {
 
   // CLASS/MODULE name, DATA struct name or IMEMO kind; empty when absent.
   std::string_view own_name(ObjectIndex i) const { return c_.names.at(c_.own_name[i]); }
+  // A string interned in this heap's pool (shape edge names, ...).
+  std::string_view interned(std::uint32_t id) const { return c_.names.at(id); }
   // Name of the object's class: empty when the class is anonymous or unknown.
   std::string_view class_name(ObjectIndex i) const;
 
@@ -131,6 +135,7 @@ class Heap {
   std::span<const ObjectIndex> references(ObjectIndex i) const;
   std::span<const ObjectIndex> referrers(ObjectIndex i) const;
   const std::vector<RootCategory>& roots() const { return c_.roots; }
+  const ShapeTable& shapes() const { return c_.shapes; }
   const GzipIndex* gzip_index() const { return c_.gzip_index.get(); }
 
   // Resident bytes of the columns, edges and names (what a load costs).

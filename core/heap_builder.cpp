@@ -187,6 +187,13 @@ void HeapBuilder::add_root(const DumpRecord& record) {
   it->targets.insert(it->targets.end(), record.references.begin(), record.references.end());
 }
 
+void HeapBuilder::add_shape(const DumpRecord& record) {
+  if (!full_ || !record.has_shape_id) return;
+  const std::uint32_t name = record.edge_name.empty() ? 0 : c_.names.intern(record.edge_name);
+  c_.shapes.add(record.shape_id, record.shape_parent, record.has_shape_parent,
+                parse_shape_kind(record.shape_type), name);
+}
+
 Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   const std::size_t n = c_.address.size();
   Column<ObjectIndex> order(n);

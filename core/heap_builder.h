@@ -34,6 +34,8 @@ class HeapBuilder {
 
   void add_object(const DumpRecord& record, std::uint64_t line_offset);
   void add_root(const DumpRecord& record);
+  // A SHAPE record: kept in full loads only (names ivars on demand).
+  void add_shape(const DumpRecord& record);
   void set_gzip_index(std::shared_ptr<const GzipIndex> index) { c_.gzip_index = std::move(index); }
   std::size_t object_count() const { return c_.address.size(); }
 

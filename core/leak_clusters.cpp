@@ -67,6 +67,12 @@ ObjectIndex visible_holder(const Heap& heap, ObjectIndex holder, std::vector<Obj
   const RootPaths& paths = heap.root_paths();
   std::vector<ObjectIndex> seen;
   for (ObjectIndex y = holder; y != kNoObject; y = paths.parent(y)) {
+    // A 4.0 fields object is part of its owner: the owner holds, no hop.
+    if (const ObjectIndex owner = fields_owner(heap, y); owner != kNoObject) {
+      std::reverse(seen.begin(), seen.end());
+      hops = std::move(seen);
+      return owner;
+    }
     if (!is_vm_internal(heap, y)) {
       std::reverse(seen.begin(), seen.end());
       hops = std::move(seen);
@@ -137,20 +143,27 @@ std::string signature_of(const LeakCluster& cluster, const std::string& holder_n
   return hex64(h);
 }
 
-Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& root) {
-  Reach reach{"root", root, root};
-  for (auto it = cluster.path.path.rbegin(); it != cluster.path.path.rend(); ++it) {
-    const ObjectIndex y = *it;
+Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& root,
+               const std::vector<EdgeName>& vias) {
+  Reach reach{"root", root, root, ""};
+  const auto& path = cluster.path.path;
+  for (std::size_t k = path.size(); k-- > 0;) {
+    const ObjectIndex y = path[k];
     const ObjectType type = heap.type(y);
     if ((type == ObjectType::kClass || type == ObjectType::kModule) && !heap.own_name(y).empty()) {
+      // The ivar of the class that holds the next object, when the dump names it exactly.
+      std::string ivar;
+      if (k + 1 < vias.size() && vias[k + 1].kind == EdgeName::Kind::kExact &&
+          vias[k + 1].names.size() == 1)
+        ivar = vias[k + 1].names.front();
       return Reach{type == ObjectType::kClass ? "class" : "module", std::string(heap.own_name(y)),
-                   root};
+                   root, ivar};
     }
     if (type == ObjectType::kData && heap.class_name(y) == "Thread") {
-      return Reach{"thread", "Thread " + format_address(heap.address(y)), root};
+      return Reach{"thread", "Thread " + format_address(heap.address(y)), root, ""};
     }
   }
-  if (root == "global_tbl" || root == "global_list") {
+  if (root_kind(root) == RootKind::kGlobal) {
     reach.kind = "global";  // the dump does not name the variable
     reach.name = "a global variable";
   }
@@ -244,7 +257,7 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
         return NoiseReason::kCodeLoaded;
     }
   }
-  if (cluster.reach.root == "finalizers") return NoiseReason::kFinalizerTable;
+  if (root_kind(cluster.reach.root) == RootKind::kFinalizer) return NoiseReason::kFinalizerTable;
   const auto all = [&](auto predicate) {
     return std::all_of(cluster.objects.begin(), cluster.objects.end(),
                        [&](ObjectIndex i) { return predicate(heap, i); });
@@ -284,9 +297,16 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
     return cluster.reach.root.empty() ? "unreachable objects"
                                       : "held by ROOT " + cluster.reach.root;
   }
+  // The ivar that holds the holder, when the dump names it exactly, says
+  // most: "Array in Registry.@sets" (path_names' entry for the parent).
+  const auto& vias = cluster.vias;
+  if (!vias.empty() && vias.back().kind == EdgeName::Kind::kExact &&
+      vias.back().names.size() == 1 && cluster.path_names.size() >= 2)
+    return holder_name + " in " + cluster.path_names[cluster.path_names.size() - 2];
   if (cluster.reach.kind == "root") return holder_name + " (ROOT " + cluster.reach.root + ")";
   if (cluster.reach.name == holder_name) return holder_name;
-  return holder_name + " in " + cluster.reach.name;
+  const std::string ivar = cluster.reach.ivar.empty() ? "" : "." + cluster.reach.ivar;
+  return holder_name + " in " + cluster.reach.name + ivar;
 }
 
 }  // namespace
@@ -308,14 +328,14 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     LeakCluster cluster;
     ObjectIndex merge_key = anchor;
     if (anchor == kUnreachableMark) {
-      cluster.reach = Reach{"root", "(not reachable)", ""};  // root stays empty
+      cluster.reach = Reach{"root", "(not reachable)", "", ""};  // root stays empty
     } else if (anchor != kUnset && !is_root_held(anchor) &&
                target.type(anchor) == ObjectType::kString) {
       merge_key = kSharedStringMark;
       cluster.noise = NoiseReason::kSharedString;
     } else if (is_root_held(anchor)) {
       cluster.reach = Reach{"root", target.roots()[anchor - kRootHeld].name,
-                            target.roots()[anchor - kRootHeld].name};
+                            target.roots()[anchor - kRootHeld].name, ""};
     } else {
       cluster.holder = visible_holder(target, anchor, cluster.hops);
       merge_key = cluster.holder;
@@ -328,6 +348,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
 
   const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
+  EdgeNameMemo via_memo;  // the rows' paths share their first hops
   for (auto& [anchor, cluster] : clusters) {
     std::sort(cluster.objects.begin(), cluster.objects.end());
     cluster.count = cluster.objects.size();
@@ -348,10 +369,10 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       cluster.path = target.root_paths().path_to(target, cluster.holder);
       root = cluster.path.root;
       holder_name = ruby_name(target, cluster.holder);
-      cluster.reach = reach_of(target, cluster, root);
+      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
+      cluster.reach = reach_of(target, cluster, root, cluster.vias);
     }
-    if (!root.empty()) cluster.path_names.push_back("ROOT " + root);
-    for (ObjectIndex y : cluster.path.path) cluster.path_names.push_back(ruby_name(target, y));
+    cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
     cluster.growth = growth_of(baseline, target, later,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/heap.h"
+#include "core/ivar_names.h"
 #include "core/leak_diff.h"
 #include "core/leak_noise.h"
 #include "core/object_key.h"
@@ -28,6 +29,7 @@ struct Reach {
   std::string kind;  // constant|class|module|global|thread|root|object
   std::string name;
   std::string root;  // GC root category of the path
+  std::string ivar;  // the class's ivar on the path (`@cache`), when the dump names it exactly
 };
 
 // Array length / Hash size (else the number of references) of the holder in
@@ -63,7 +65,8 @@ struct LeakCluster {
   std::vector<ClusterClass> classes;  // biggest first
   std::vector<Owner> owners;
   RootPath path;                        // from a GC root to the holder (empty when holder is null)
-  std::vector<std::string> path_names;  // "ROOT cat" then ruby_name of each path object
+  std::vector<EdgeName> vias;           // how each path object is held by the one before it
+  std::vector<std::string> path_names;  // "ROOT cat", then each path object (naming.h path_names)
   NoiseReason noise = NoiseReason::kNone;
 };
 

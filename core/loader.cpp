@@ -64,6 +64,7 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
           break;
         case RecordKind::kShape:
           ++report.shapes;
+          builder.add_shape(record);
           break;
         case RecordKind::kBroken:
           note_broken_line(report, report.lines, record.broken_reason);

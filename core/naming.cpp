@@ -1,5 +1,7 @@
 #include "core/naming.h"
 
+#include <algorithm>
+
 namespace heapleak {
 namespace {
 
@@ -87,6 +89,74 @@ bool is_vm_internal(const Heap& heap, ObjectIndex i) {
     default:
       return heap.class_index(i) == kNoObject;  // hidden: no class
   }
+}
+
+bool is_fields_object(const Heap& heap, ObjectIndex i) {
+  return heap.type(i) == ObjectType::kImemo && heap.own_name(i) == "fields";
+}
+
+ObjectIndex fields_owner(const Heap& heap, ObjectIndex i) {
+  if (!is_fields_object(heap, i) || !heap.has_edges()) return kNoObject;
+  ObjectIndex owner = kNoObject;
+  for (ObjectIndex r : heap.referrers(i)) {
+    if (r == i || is_vm_internal(heap, r)) continue;
+    if (heap.type(r) == ObjectType::kClass || heap.type(r) == ObjectType::kModule) return r;
+    if (owner == kNoObject) owner = r;
+  }
+  return owner;
+}
+
+ObjectIndex fold_fields(const Heap& heap, ObjectIndex i) {
+  const ObjectIndex owner = fields_owner(heap, i);
+  return owner == kNoObject ? i : owner;
+}
+
+std::uint64_t folded_memsize(const Heap& heap, ObjectIndex i) {
+  std::uint64_t total = heap.memsize(i);
+  if (!heap.has_edges() || is_vm_internal(heap, i)) return total;
+  for (ObjectIndex f : heap.references(i)) {
+    if (is_fields_object(heap, f) && fields_owner(heap, f) == i) total += heap.memsize(f);
+  }
+  return total;
+}
+
+RootKind root_kind(std::string_view category) {
+  // Categories of Ruby 2.1-4.0's gc.c (rb_objspace_reachable_objects_from_root).
+  if (category == "global_tbl" || category == "global_list") return RootKind::kGlobal;
+  if (category == "finalizers" || category == "finalizer_table") return RootKind::kFinalizer;
+  if (category == "machine_context") return RootKind::kMachineStack;
+  if (category == "vm") return RootKind::kVm;
+  return RootKind::kOther;
+}
+
+std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path,
+                                EdgeNameMemo* memo) {
+  std::vector<EdgeName> vias(path.size());
+  if (heap.shapes().empty()) return vias;  // before Ruby 3.2: nothing to name
+  for (std::size_t k = 1; k < path.size(); ++k) {
+    if (!memo) {
+      vias[k] = ivar_holding(heap, path[k - 1], path[k]);
+      continue;
+    }
+    const std::uint64_t key = (std::uint64_t{path[k - 1]} << 32) | path[k];
+    auto it = memo->find(key);
+    if (it == memo->end()) it = memo->emplace(key, ivar_holding(heap, path[k - 1], path[k])).first;
+    vias[k] = it->second;
+  }
+  return vias;
+}
+
+std::vector<std::string> path_names(const Heap& heap, std::string_view root,
+                                    const std::vector<ObjectIndex>& path,
+                                    const std::vector<EdgeName>& vias) {
+  std::vector<std::string> names;
+  if (!root.empty()) names.push_back("ROOT " + std::string(root));
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    std::string name = ruby_name(heap, path[k]);
+    if (k + 1 < vias.size()) name += edge_suffix(vias[k + 1]);
+    names.push_back(std::move(name));
+  }
+  return names;
 }
 
 }  // namespace heapleak

@@ -7,8 +7,12 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "core/heap.h"
+#include "core/ivar_names.h"
 
 namespace heapleak {
 
@@ -26,5 +30,37 @@ std::string ruby_class_name(const Heap& heap, ObjectIndex klass);
 // hidden objects (no class: finalizer tables, internal arrays and hashes),
 // and Ractors (the VM's container of threads).
 bool is_vm_internal(const Heap& heap, ObjectIndex i);
+
+// Ruby 4.0 keeps a class's (and generic objects') instance variables in a
+// separate `IMEMO:fields` object. It is part of its owner: never a row,
+// holder, retainer or path hop of its own, and its memsize counts with the
+// owner's.
+bool is_fields_object(const Heap& heap, ObjectIndex i);
+// The object whose ivars fields object `i` holds: its referrer that is not a
+// VM internal (a class prefers to a stray reference); kNoObject if none.
+ObjectIndex fields_owner(const Heap& heap, ObjectIndex i);
+// `i` itself, or the owner of fields object `i` when it has one.
+ObjectIndex fold_fields(const Heap& heap, ObjectIndex i);
+// Own memsize plus that of the fields objects `i` owns.
+std::uint64_t folded_memsize(const Heap& heap, ObjectIndex i);
+
+// What a GC root category is, by name: the set of names differs by Ruby
+// version (`global_list` until 3.3, `global_symbols` from 4.0), so callers
+// ask here rather than compare names. Unknown names are kOther.
+enum class RootKind { kGlobal, kFinalizer, kMachineStack, kVm, kOther };
+RootKind root_kind(std::string_view category);
+
+// The names of a root path as every surface shows them: "ROOT vm", then each
+// object's ruby_name followed by the ivar through which it holds the next
+// object when the dump says so (`UserCache.@cache`, see ivar_names.h).
+// `vias[k]` is how path[k] is held by path[k-1] (vias[0] is empty). Naming
+// a hop re-reads the holder's record; `memo`, when given, keeps the names
+// across the many paths of one answer (they share their first hops).
+using EdgeNameMemo = std::unordered_map<std::uint64_t, EdgeName>;
+std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path,
+                                EdgeNameMemo* memo = nullptr);
+std::vector<std::string> path_names(const Heap& heap, std::string_view root,
+                                    const std::vector<ObjectIndex>& path,
+                                    const std::vector<EdgeName>& vias);
 
 }  // namespace heapleak

@@ -6,10 +6,24 @@
 #include <unordered_set>
 
 #include "core/dominators.h"
+#include "core/naming.h"
 #include "core/object_key.h"
 
 namespace heapleak {
 namespace {
+
+// A 4.0 IMEMO:fields object is part of its owner, which dominates it: the
+// owner is named instead, with its retained size (the fields' included).
+Owner folded(const Heap& heap, const DominatorTree& tree, Owner owner) {
+  if (owner.object == kNoObject || owner.object == DominatorTree::kSuperRoot ||
+      !is_fields_object(heap, owner.object))
+    return owner;
+  const ObjectIndex up = tree.idom(owner.object);
+  if (up == kNoObject || up == DominatorTree::kSuperRoot) return owner;
+  owner.object = up;
+  owner.retained = tree.retained(up);
+  return owner;
+}
 
 // Sum of retained sizes of the set's objects that no other object of the set
 // dominates (so nothing is counted twice). "Some dominator of y up to `stop`
@@ -74,7 +88,8 @@ void sort_tree(PathTreeNode& node) {
 
 // The set split by the child of the super-root that dominates each part,
 // each part with its own lowest common dominator.
-std::vector<Owner> owners_of_parts(const DominatorTree& tree, std::span<const ObjectIndex> set) {
+std::vector<Owner> owners_of_parts(const Heap& heap, const DominatorTree& tree,
+                                   std::span<const ObjectIndex> set) {
   std::map<ObjectIndex, std::vector<ObjectIndex>> parts;
   std::unordered_map<ObjectIndex, ObjectIndex> top_of;  // memo: each chain is walked once
   std::vector<ObjectIndex> chain;
@@ -96,7 +111,7 @@ std::vector<Owner> owners_of_parts(const DominatorTree& tree, std::span<const Ob
   std::vector<Owner> owners;
   for (const auto& [top, members] : parts) {
     const ObjectIndex owner = tree.common_dominator(members);
-    owners.push_back(Owner{owner, tree.retained(owner), members.size()});
+    owners.push_back(folded(heap, tree, Owner{owner, tree.retained(owner), members.size()}));
   }
   std::sort(owners.begin(), owners.end(), [](const Owner& a, const Owner& b) {
     return a.objects != b.objects ? a.objects > b.objects : a.retained > b.retained;
@@ -111,8 +126,8 @@ std::vector<Owner> owners_of(const Heap& heap, std::span<const ObjectIndex> reac
   const ObjectIndex owner = tree.common_dominator(reachable);
   if (owner == kNoObject) return {};
   if (owner != DominatorTree::kSuperRoot)
-    return {Owner{owner, tree.retained(owner), reachable.size()}};
-  return owners_of_parts(tree, reachable);
+    return {folded(heap, tree, Owner{owner, tree.retained(owner), reachable.size()})};
+  return owners_of_parts(heap, tree, reachable);
 }
 
 std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
@@ -120,7 +135,9 @@ std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
   std::vector<Retainer> all;
   all.reserve(heap.size());
   for (ObjectIndex i = 0; i < heap.size(); ++i) {
-    if (tree.reachable(i)) all.push_back(Retainer{i, tree.retained(i)});
+    // A fields object is counted in its owner's row (it dominates it), never its own.
+    if (tree.reachable(i) && !is_fields_object(heap, i))
+      all.push_back(Retainer{i, tree.retained(i)});
   }
   const std::size_t keep = std::min(limit, all.size());
   std::partial_sort(
@@ -142,14 +159,25 @@ std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t
   std::unordered_map<std::string, std::uint32_t> key_ids;
   std::vector<ClassRetention> by_id;
   Column<std::uint32_t> key_of(n, 0);
+  std::vector<ObjectIndex> fields;
   for (ObjectIndex i = 0; i < n; ++i) {
     if (!tree.reachable(i)) continue;
+    if (is_fields_object(heap, i)) {
+      const ObjectIndex owner = fields_owner(heap, i);
+      if (owner != kNoObject && tree.reachable(owner)) {
+        fields.push_back(i);  // counted with its owner's class, below
+        continue;
+      }
+    }
     auto [it, inserted] =
         key_ids.try_emplace(object_key(heap, i), static_cast<std::uint32_t>(by_id.size()));
     if (inserted) by_id.push_back(ClassRetention{it->first, 0, 0});
     key_of[i] = it->second;
     ++by_id[it->second].count;
   }
+  // A 4.0 fields object takes its owner's key, not a count of its own: the
+  // owner dominates it, so its bytes count once, in the owner's row.
+  for (ObjectIndex f : fields) key_of[f] = key_of[fields_owner(heap, f)];
   // Children lists of the dominator tree (CSR), the super-root's last.
   Column<std::uint32_t> first_child(n + 2, 0);
   for (ObjectIndex i = 0; i < n; ++i) {
@@ -202,10 +230,10 @@ OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects,
 
   const ObjectIndex owner = tree.common_dominator(report.set);
   if (owner != DominatorTree::kSuperRoot) {
-    report.owner = Owner{owner, tree.retained(owner), report.set.size()};
+    report.owner = folded(heap, tree, Owner{owner, tree.retained(owner), report.set.size()});
     report.owners.push_back(report.owner);
   } else {
-    report.owners = owners_of_parts(tree, report.set);
+    report.owners = owners_of_parts(heap, tree, report.set);
   }
   const ObjectIndex first = report.owners.front().object;
   report.owner_path = heap.root_paths().path_to(heap, first);
@@ -238,9 +266,10 @@ std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& di
     if (owner == kNoObject) {
       explanation.owners = {};
     } else if (owner != DominatorTree::kSuperRoot) {
-      explanation.owners.push_back(Owner{owner, tree.retained(owner), reachable.size()});
+      explanation.owners.push_back(
+          folded(target, tree, Owner{owner, tree.retained(owner), reachable.size()}));
     } else {
-      explanation.owners = owners_of_parts(tree, reachable);
+      explanation.owners = owners_of_parts(target, tree, reachable);
     }
     explanation.retained = retained_by_set(tree, reachable, owner);
     if (!explanation.owners.empty() && explanation.owners.front().object != kNoObject) {

@@ -152,6 +152,9 @@ void DumpRecord::clear() {
   has_line = has_generation = has_length = false;
   value_hash = 0;
   length = 0;
+  shape_id = shape_parent = 0;
+  has_shape_id = has_shape_parent = too_complex_shape = false;
+  shape_type = edge_name = {};
   broken_reason = nullptr;
 }
 
@@ -222,6 +225,10 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
           } else {
             out.type = parse_object_type(type);
           }
+        } else if (equals(std::string_view(key, 16), "too_complex_shap") &&
+                   std::memcmp(key + 16, "e\"", 2) == 0) {  // 17 letters: past equals()
+
+          ok = !value.get_bool().get(out.too_complex_shape);
         }
         break;
       case 'c':
@@ -249,10 +256,25 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
           ok = read_string(value, out.own_name);
         } else if (key_is(key, "size")) {
           ok = out.has_length = read_uint(value, out.length);
+        } else if (key_is(key, "shape_id")) {
+          ok = out.has_shape_id = read_uint(value, out.shape_id);
+        } else if (key_is(key, "shape_type")) {
+          ok = read_string(value, out.shape_type);
         }
         break;
       case 'i':
-        if (key_is(key, "imemo_type")) ok = read_string(value, out.own_name);
+        if (key_is(key, "imemo_type")) {
+          ok = read_string(value, out.own_name);
+        } else if (key_is(key, "id") && is_shape) {
+          ok = out.has_shape_id = read_uint(value, out.shape_id);
+        }
+        break;
+      case 'p':
+        if (key_is(key, "parent_id"))
+          ok = out.has_shape_parent = read_uint(value, out.shape_parent);
+        break;
+      case 'e':
+        if (key_is(key, "edge_name")) ok = read_string(value, out.edge_name);
         break;
       case 'f':
         if (key_is(key, "file")) ok = read_string(value, out.file);

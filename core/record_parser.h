@@ -37,6 +37,17 @@ struct DumpRecord {
   // An ARRAY's `length` or a HASH's `size`: how a container grows from dump to dump.
   std::uint64_t length = 0;
   bool has_length = false;
+  // Object shapes (Ruby 3.2+): an object's `shape_id` and `too_complex_shape`;
+  // a SHAPE record's `id`, `parent_id`, `shape_type` and `edge_name` (the
+  // ivar a shape adds). Read back on demand to name the ivar holding a
+  // reference (core/ivar_names.h); SHAPE records also fill the heap's table.
+  std::uint64_t shape_id = 0;
+  std::uint64_t shape_parent = 0;
+  bool has_shape_id = false;
+  bool has_shape_parent = false;
+  bool too_complex_shape = false;
+  std::string_view shape_type;
+  std::string_view edge_name;
   const char* broken_reason = nullptr;
 
   void clear();

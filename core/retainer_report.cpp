@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/naming.h"
+
 namespace heapleak {
 
 Result<RetainerReport> explain_retention(const Heap& heap, const RetainerRequest& request) {
@@ -29,6 +31,9 @@ Result<RetainerReport> explain_retention(const Heap& heap, const RetainerRequest
   report.result = find_common_retainer(
       heap, RetainerQuery{report.samples, request.min_samples, request.max_visits, request.cancel});
   if (report.result.cancelled) return make_error(ErrorReason::kCancelled, "root search cancelled");
+  // A 4.0 IMEMO:fields object is part of its owner: the owner is the answer.
+  if (report.result.retainer != kNoObject)
+    report.result.retainer = fold_fields(heap, report.result.retainer);
   if (report.result.retainer != kNoObject && !heap.roots().empty()) {
     report.retainer_root_path = heap.root_paths().path_to(heap, report.result.retainer);
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/naming.h"
+
 namespace heapleak {
 
 RootPaths::RootPaths(const Heap& heap) : parent_(heap.size(), kUnreached) {
@@ -37,6 +39,17 @@ RootPath RootPaths::path_to(const Heap& heap, ObjectIndex i) const {
   result.path.push_back(current);
   std::reverse(result.path.begin(), result.path.end());
   result.root = heap.roots()[parent_[current] - kRootBase].name;
+  // Fields objects are part of their owner: drop them (never the object asked about).
+  auto& path = result.path;
+  path.erase(std::remove_if(path.begin(), path.end() - 1,
+                            [&](ObjectIndex y) { return is_fields_object(heap, y); }),
+             path.end() - 1);
+  auto visible = std::find_if(path.begin(), path.end(),
+                              [&](ObjectIndex y) { return !is_vm_internal(heap, y); });
+  if (visible != path.begin() && visible != path.end()) {
+    result.root_via.assign(path.begin(), visible);
+    path.erase(path.begin(), visible);
+  }
   return result;
 }
 

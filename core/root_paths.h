@@ -12,9 +12,14 @@
 
 namespace heapleak {
 
+// As presented: VM internals before the first Ruby-visible object (3.4+'s
+// `DATA:VM/pin_array_list`) are moved to `root_via`, so the path starts at
+// what Ruby code can name, and 4.0's `IMEMO:fields` hops are dropped (the
+// fields object is part of its owner: `UserCache -> Hash`, one hop).
 struct RootPath {
-  std::string root;               // the ROOT category (vm, global_tbl, ...)
-  std::vector<ObjectIndex> path;  // path.front() is a root target, path.back() the object
+  std::string root;                   // the ROOT category (vm, global_tbl, ...)
+  std::vector<ObjectIndex> path;      // path.back() is the object
+  std::vector<ObjectIndex> root_via;  // VM internals between the root and path.front()
 };
 
 class RootPaths {

@@ -82,7 +82,7 @@ json::object object_brief_json(const Heap& heap, ObjectIndex i) {
                    {"class", class_display_name(heap, i)},
                    {"name", ruby_name(heap, i)},
                    {"key", object_key(heap, i)},
-                   {"memsize", heap.memsize(i)}};
+                   {"memsize", folded_memsize(heap, i)}};
   if (std::string_view file = heap.file(i); !file.empty()) {
     out["file"] = file;
     out["line"] = heap.line(i);
@@ -91,12 +91,37 @@ json::object object_brief_json(const Heap& heap, ObjectIndex i) {
   return out;
 }
 
+json::value via_json(const EdgeName& via) {
+  json::array names;
+  for (const auto& name : via.names) names.emplace_back(name);
+  switch (via.kind) {
+    case EdgeName::Kind::kExact:
+      if (via.names.size() == 1) return json::object{{"ivar", via.names.front()}};
+      return json::object{{"ivars", std::move(names)}};
+    case EdgeName::Kind::kCandidates:
+      return json::object{{"candidates", std::move(names)}};
+    case EdgeName::Kind::kNone:
+      break;
+  }
+  return nullptr;
+}
+
 json::object root_path_json(const Heap& heap, const RootPath& path) {
+  const std::vector<EdgeName> vias = path_vias(heap, path.path);
   json::array objects;
-  for (ObjectIndex i : path.path) objects.push_back(object_brief_json(heap, i));
-  return json::object{{"root", path.root},
-                      {"path", addresses_json(heap, path.path)},
-                      {"objects", std::move(objects)}};
+  for (std::size_t k = 0; k < path.path.size(); ++k) {
+    json::object brief = object_brief_json(heap, path.path[k]);
+    if (json::value via = via_json(vias[k]); !via.is_null()) brief["via"] = std::move(via);
+    objects.push_back(std::move(brief));
+  }
+  json::array names;
+  for (auto& name : path_names(heap, path.root, path.path, vias)) names.emplace_back(name);
+  json::object out{{"root", path.root},
+                   {"path", addresses_json(heap, path.path)},
+                   {"pathNames", std::move(names)},
+                   {"objects", std::move(objects)}};
+  if (!path.root_via.empty()) out["rootVia"] = addresses_json(heap, path.root_via);
+  return out;
 }
 
 namespace {
@@ -280,6 +305,11 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
   for (const auto& name : cluster.path_names) path_names.emplace_back(name);
   std::vector<ObjectIndex> shown(
       cluster.objects.begin(), cluster.objects.begin() + std::min(samples, cluster.objects.size()));
+  json::object reach{
+      {"kind", cluster.reach.kind}, {"name", cluster.reach.name}, {"root", cluster.reach.root}};
+  if (!cluster.reach.ivar.empty()) reach["ivar"] = cluster.reach.ivar;
+  json::array path_via;
+  for (const auto& via : cluster.vias) path_via.push_back(via_json(via));
   json::value growth = nullptr;
   if (cluster.holder != kNoObject) {
     growth = json::object{{"field", cluster.growth.field},
@@ -293,9 +323,7 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"holder", cluster.holder == kNoObject
                      ? json::value(nullptr)
                      : json::value(object_brief_json(target, cluster.holder))},
-      {"reach", json::object{{"kind", cluster.reach.kind},
-                             {"name", cluster.reach.name},
-                             {"root", cluster.reach.root}}},
+      {"reach", std::move(reach)},
       {"growth", std::move(growth)},
       {"count", cluster.count},
       {"memsize", cluster.memsize},
@@ -306,6 +334,7 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"root", cluster.path.root.empty() ? cluster.reach.root : cluster.path.root},
       {"path", addresses_json(target, cluster.path.path)},
       {"pathNames", std::move(path_names)},
+      {"pathVia", std::move(path_via)},
       {"samples", addresses_json(target, shown)},
   };
   if (cluster.noise != NoiseReason::kNone) {

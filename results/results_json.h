@@ -24,6 +24,10 @@ boost::json::array addresses_json(const Heap& heap, const std::vector<ObjectInde
 
 boost::json::object retainer_json(const Heap& heap, const RetainerReport& report);
 boost::json::object root_path_json(const Heap& heap, const RootPath& path);
+// How a path object is held by the one before it: {"ivar": "@cache"},
+// {"ivars": ["@a", "@c"]} (the same object in several), {"candidates": [...]};
+// null when the dump does not say.
+boost::json::value via_json(const EdgeName& via);
 
 boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
 boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,

@@ -4,6 +4,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
+#include "core/naming.h"
 #include "core/object_key.h"
 #include "core/root_paths.h"
 #include "results/results_json.h"
@@ -44,10 +45,19 @@ int run_path(const std::vector<std::string>& argv) {
     text = to_json_text(root_path_json(*heap, *path));
   } else {
     std::ostringstream out;
-    out << "ROOT " << path->root << "\n";
-    for (ObjectIndex i : path->path) {
+    out << "ROOT " << path->root;
+    // VM internals between the root and the first Ruby-visible object (3.4+).
+    for (std::size_t k = 0; k < path->root_via.size(); ++k)
+      out << (k ? ", " : " (through ") << ruby_name(*heap, path->root_via[k]);
+    out << (path->root_via.empty() ? "\n" : ")\n");
+    const std::vector<EdgeName> vias = path_vias(*heap, path->path);
+    for (std::size_t k = 0; k < path->path.size(); ++k) {
+      const ObjectIndex i = path->path[k];
       out << "  -> " << format_address(heap->address(i)) << " " << object_key(*heap, i);
       if (auto site = allocation_site(*heap, i); !site.empty()) out << " (" << site << ")";
+      // The ivar of the object above that holds this one (Ruby 3.2+ dumps).
+      if (std::string via = edge_suffix(vias[k]); !via.empty())
+        out << "  held in " << via.substr(1);
       out << "\n";
     }
     text = out.str();

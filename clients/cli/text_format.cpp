@@ -15,9 +15,12 @@ std::string describe_object(const Heap& heap, ObjectIndex i) {
 
 std::string describe_path(const Heap& heap, const RootPath& path) {
   if (path.path.empty()) return "(not reachable from a GC root)";
+  // The names carry the ivar that holds the next object (`UserCache.@cache`).
+  const std::vector<std::string> names =
+      path_names(heap, path.root, path.path, path_vias(heap, path.path));
   std::string text = "ROOT " + path.root;
-  for (ObjectIndex i : path.path)
-    text += " -> " + format_address(heap.address(i)) + " " + ruby_name(heap, i);
+  for (std::size_t k = 0; k < path.path.size(); ++k)
+    text += " -> " + format_address(heap.address(path.path[k])) + " " + names[k + 1];
   return text;
 }
 

@@ -1,5 +1,6 @@
 // `heapleak top HEAP`: the objects (or classes) that keep the most memory
 // alive, by retained size, and the heap's duplicate strings.
+#include <cstdint>
 #include <iostream>
 #include <sstream>
 
@@ -33,8 +34,8 @@ int run_top(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1) throw UsageError{"expects one dump"};
   const std::string by = args.value("--by").value_or("object");
   if (by != "object" && by != "class") throw UsageError{"--by expects object or class"};
-  const std::size_t limit =
-      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
+  std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
+  if (limit == 0) limit = SIZE_MAX;  // 0 means all, as everywhere (it printed nothing)
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
   if (!heap) return exit_code;

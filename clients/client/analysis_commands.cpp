@@ -170,17 +170,25 @@ int run_path(CommandContext& ctx) {
     return kExitOk;
   }
   std::cout << ctx.term().paint("root: " + str(result, "root"), "1") << "\n";
-  Table table({{"#", true, false, ""},
-               {"ADDRESS", false, false, "36"},
-               {"TYPE", false, false, ""},
-               {"CLASS", false, true, ""},
-               {"BYTES", true, false, ""},
-               {"LOCATION", false, true, ""}});
+  const json::value* objects = member(result, "objects");
+  // HELD IN: the ivar of the object above that holds this one (dumps of Ruby
+  // 3.2+ name it); the column is left out when no hop has one.
+  bool any_via = false;
+  if (objects && objects->is_array()) {
+    for (const auto& brief : objects->as_array())
+      any_via |= !via_text(member(brief, "via")).empty();
+  }
+  std::vector<Column> columns{{"#", true, false, ""},     {"ADDRESS", false, false, "36"},
+                              {"TYPE", false, false, ""}, {"CLASS", false, true, ""},
+                              {"BYTES", true, false, ""}, {"LOCATION", false, true, ""}};
+  if (any_via) columns.insert(columns.begin() + 4, {"HELD IN", false, true, ""});
+  Table table(std::move(columns));
   std::size_t k = 0;
-  if (const json::value* objects = member(result, "objects"); objects && objects->is_array()) {
+  if (objects && objects->is_array()) {
     for (const auto& brief : objects->as_array()) {
       std::vector<std::string> row = brief_row(brief);
       row.insert(row.begin(), std::to_string(k++));
+      if (any_via) row.insert(row.begin() + 4, via_text(member(brief, "via")));
       table.add(std::move(row));
     }
   }

@@ -54,6 +54,27 @@ void write_file(const std::string& file, const std::string& text) {
   if (!out.flush()) throw ClientError{kExitDaemonError, "cannot write " + file};
 }
 
+std::string via_text(const json::value* via) {
+  if (!via || !via->is_object()) return "";
+  auto join = [](const json::value* names, const char* separator) {
+    std::string text;
+    if (!names || !names->is_array()) return text;
+    for (const auto& name : names->as_array()) {
+      if (!name.is_string()) continue;
+      if (!text.empty()) text += separator;
+      text += std::string(name.as_string());
+    }
+    return text;
+  };
+  const json::object& object = via->as_object();
+  if (const json::value* ivar = object.if_contains("ivar"); ivar && ivar->is_string())
+    return std::string(ivar->as_string());
+  if (object.contains("ivars")) return join(object.if_contains("ivars"), " and ");
+  if (object.contains("candidates"))
+    return "one of " + join(object.if_contains("candidates"), ", ");
+  return "";
+}
+
 std::vector<std::string> brief_row(const json::value& brief) {
   // The Ruby-facing name (UserCache, not the class's metaclass #<Class:0x...>);
   // a daemon from before `name` existed gives only `class`.

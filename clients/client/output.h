@@ -34,6 +34,9 @@ std::string location(const boost::json::value& brief);
 void write_file(const std::string& file, const std::string& text);
 
 // A table row for an object brief: address, type, class, bytes, location.
+// A path hop's `via` (pathToRoot's objects, explain's pathVia) in words:
+// "@cache", "@a and @c", "one of @a, @b"; "" when absent or null.
+std::string via_text(const boost::json::value* via);
 std::vector<std::string> brief_row(const boost::json::value& brief);
 
 }  // namespace heapleak::client

@@ -184,3 +184,41 @@ TEST_CASE("an Array's length and a Hash's size are kept: containers' growth", "[
       R"({"address":"0x10", "type":"STRING", "bytesize":3, "value":"abc", "memsize":40})");
   CHECK_FALSE(string.has_length);
 }
+
+TEST_CASE("shapes: SHAPE records and an object's shape_id, raw references kept",
+          "[record_parser]") {
+  // As Ruby 3.4 (wasm) writes them.
+  auto shape =
+      parse_line(R"({"address":"0x23315a8", "type":"SHAPE", "id":228, "parent_id":227, "depth":3, )"
+                 R"("shape_type":"IVAR","edge_name":"@b", "edges":2, "memsize":72})");
+  REQUIRE(shape.kind == RecordKind::kShape);
+  CHECK(shape.has_shape_id);
+  CHECK(shape.shape_id == 228);
+  CHECK(shape.has_shape_parent);
+  CHECK(shape.shape_parent == 227);
+  CHECK(shape.shape_type == "IVAR");
+  CHECK(shape.edge_name == "@b");
+  auto root = parse_line(
+      R"({"address":"0x2330048", "type":"SHAPE", "id":0, "depth":1, "shape_type":"ROOT", "edges":10, "memsize":168})");
+  CHECK(root.has_shape_id);
+  CHECK_FALSE(root.has_shape_parent);
+  // An object's shape_id; the same object twice in its references stays twice.
+  auto dup = parse_line(
+      R"({"address":"0x454a0c0", "type":"OBJECT", "shape_id":229, "slot_size":20, "class":"0x452ba94", )"
+      R"("embedded":true, "ivars":3, "references":["0x452a734", "0x452a734"], "memsize":20})");
+  REQUIRE(dup.kind == RecordKind::kObject);
+  CHECK(dup.shape_id == 229);
+  CHECK_FALSE(dup.too_complex_shape);
+  CHECK(dup.references == std::vector<Address>{0x452a734, 0x452a734});
+  // 4.0: too complex, shape_id 0.
+  auto complex = parse_line(
+      R"({"address":"0x13fa6f88", "type":"OBJECT", "shape_id":0, "slot_size":24, "class":"0x13fcfe48", )"
+      R"("ivars":3, "too_complex_shape":true, "references":["0x13fcf5a8"], "memsize":152})");
+  CHECK(complex.too_complex_shape);
+  // An object's `id`-like key is not a shape id (only SHAPE records have `id`).
+  auto object = parse_line(R"({"address":"0x10", "type":"OBJECT", "id":7, "memsize":40})");
+  CHECK_FALSE(object.has_shape_id);
+  // A mistyped field breaks the line, as for any other field.
+  CHECK(parse_line(R"({"address":"0x10", "type":"OBJECT", "too_complex_shape":"yes"})").kind ==
+        RecordKind::kBroken);
+}

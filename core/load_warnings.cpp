@@ -42,6 +42,7 @@ std::vector<std::string> load_warnings(const LoadReport& report) {
     out.push_back(path + ": " + std::to_string(report.missing_references) + " references (" +
                   share + ") point to objects absent from the dump: it may be cut short");
   }
+  out.insert(out.end(), report.cache_warnings.begin(), report.cache_warnings.end());
   if (report.long_lines > 0) {
     out.push_back(path + ": " + std::to_string(report.long_lines) +
                   " lines longer than the line cap were skipped (counted in brokenLines)");

@@ -44,12 +44,10 @@ std::uint32_t StringPool::intern(std::string_view text) {
 }
 
 std::size_t StringPool::bytes_used() const {
-  std::size_t total = views_.capacity() * sizeof(std::string_view);
-  if (keep_) {
-    for (const auto& s : views_) total += s.size();
-    return total;
-  }
-  for (const auto& s : strings_) total += sizeof(std::string) + s.capacity() + 32;
+  // One formula for owned and viewed pools, so a heap reopened from the cache
+  // reports (and is charged) what it did when parsed.
+  std::size_t total = views_.size() * sizeof(std::string_view);
+  for (const auto& s : views_) total += sizeof(std::string) + s.size() + 32;
   return total;
 }
 

@@ -24,6 +24,7 @@ json::object heap_list_json(const std::vector<NamedHeap>& heaps,
                                   {"objects", entry.heap->size()},
                                   {"residentBytes", entry.heap->bytes_used()},
                                   {"loadSeconds", entry.heap->report().seconds},
+                                  {"cache", cache_use_name(entry.heap->report().cache)},
                                   {"traced", entry.heap->report().traced}});
   }
   json::array names;

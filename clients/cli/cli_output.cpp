@@ -4,6 +4,9 @@
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <mutex>
+
+#include "core/cached_load.h"
 
 namespace heapleak::cli {
 
@@ -47,9 +50,42 @@ std::string to_json_text(const boost::json::value& value) {
   return boost::json::serialize(value) + "\n";
 }
 
+namespace {
+
+std::unique_ptr<HeapCache> cache;
+std::mutex pending_mutex;
+std::vector<PendingImage> pending;
+
+Result<std::shared_ptr<const Heap>> load_through_cache(const std::string& path,
+                                                       const LoadOptions& options) {
+  CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
+  if (loaded.pending) {
+    std::lock_guard lock(pending_mutex);
+    pending.push_back(std::move(*loaded.pending));
+  }
+  return std::move(loaded.heap);
+}
+
+}  // namespace
+
+void configure_cache(const CacheOptions& options) { cache = std::make_unique<HeapCache>(options); }
+
+const HeapCache& cli_cache() {
+  if (!cache) configure_cache({});
+  return *cache;
+}
+
+void write_pending_images() {
+  std::lock_guard lock(pending_mutex);
+  for (const auto& image : pending) {
+    if (auto warning = image.write()) std::cerr << "heapleak: warning: " << *warning << "\n";
+  }
+  pending.clear();
+}
+
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
                                            int& exit_code) {
-  auto heap = load_heap(path, options);
+  auto heap = load_through_cache(path, options);
   if (!heap) {
     exit_code = report_error(heap.error());
     return nullptr;
@@ -72,7 +108,7 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
   std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
   for (std::size_t k = 0; k < paths.size(); ++k) {
     loads.push_back(
-        std::async(std::launch::async, [&, k] { return load_heap(paths[k], options[k]); }));
+        std::async(std::launch::async, [&, k] { return load_through_cache(paths[k], options[k]); }));
   }
   std::vector<std::shared_ptr<const Heap>> heaps;
   for (auto& load : loads) {

@@ -14,5 +14,6 @@ int run_info(const std::vector<std::string>& argv);
 int run_explain(const std::vector<std::string>& argv);
 int run_owner(const std::vector<std::string>& argv);
 int run_top(const std::vector<std::string>& argv);
+int run_cache(const std::vector<std::string>& argv);
 
 }  // namespace heapleak::cli

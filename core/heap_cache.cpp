@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "core/checksum.h"
 #include "core/file_identity.h"
@@ -68,7 +69,13 @@ std::string default_cache_dir() {
 }
 
 HeapCache::HeapCache(CacheOptions options) : options_(std::move(options)) {
-  if (options_.dir.empty()) options_.dir = default_cache_dir();
+  // HEAPLEAK_NO_CACHE=1 turns the default cache off (the test suite sets it);
+  // a directory given explicitly still turns it on.
+  if (options_.dir.empty()) {
+    const char* off = std::getenv("HEAPLEAK_NO_CACHE");
+    if (off && *off && std::string_view(off) != "0") options_.enabled = false;
+    options_.dir = default_cache_dir();
+  }
   if (options_.dir.empty()) options_.enabled = false;
 }
 

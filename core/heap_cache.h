@@ -23,7 +23,8 @@ struct CacheOptions {
 };
 
 // $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak;
-// empty when none can be found (the cache is then off).
+// empty when none can be found (the cache is then off). HEAPLEAK_NO_CACHE=1
+// turns the cache off unless CacheOptions::dir names a directory.
 std::string default_cache_dir();
 
 // One image, for `cache list`.

@@ -131,7 +131,7 @@ OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expec
                             const std::function<void(LoadReport&)>& finish) {
   Fd file{::open(image_path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) {
-    if (errno == ENOENT) return problem(ImageProblem::kMissing, "no image");
+    if (errno == ENOENT || errno == ENOTDIR) return problem(ImageProblem::kMissing, "no image");
     return problem(ImageProblem::kCorrupt, std::string("cannot open: ") + std::strerror(errno));
   }
   struct stat info {};

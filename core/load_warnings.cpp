@@ -35,7 +35,9 @@ std::vector<std::string> load_warnings(const LoadReport& report) {
                   counts(report) + "; answers may miss what came after the cut");
   }
   const std::uint64_t all_refs = report.references + report.missing_references;
-  if (!looks_truncated(report) && all_refs > 0 &&
+  // Identity-only loads resolve no references (only the roots'), so they
+  // have no share to judge.
+  if (!looks_truncated(report) && report.edges_built && all_refs > 0 &&
       static_cast<double>(report.missing_references) > kDanglingShare * all_refs) {
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%", 100.0 * report.missing_references / all_refs);

@@ -8,7 +8,9 @@
 # (6000 records) and ~300 MB (medium), plus ~1.7 GB (large) with --large, and a
 # gzip copy of each B. Uses the release build in build/release (built if absent).
 # For each data set prints: wall time, MB/s and objects/s (of uncompressed JSON,
-# so the rows compare), peak RSS, and peak RSS per object.
+# so the rows compare), peak RSS, and peak RSS per object. Cold rows parse
+# (--no-cache); "(cache write)" rows parse and write the cache image into a
+# private directory, "(cache warm)" rows map it (core/heap_cache.h).
 # Environment: HEAPLEAK=path/to/heapleak benches another build (nothing is built);
 # BENCH_SETS="name:size ..." picks the data sets (size as for leakgen.rb).
 set -euo pipefail
@@ -82,11 +84,19 @@ for set in "${SETS[@]}"; do
   else
     printf '%-34s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
   fi
-  measure "heapleak info B" "$mbB" "$nB" "$HEAPLEAK" info "$B"
-  measure "heapleak info B.gz" "$mbB" "$nB" "$HEAPLEAK" info "$B.gz"
-  measure "heapleak stats A B C" "$mbABC" "$nABC" "$HEAPLEAK" stats "$A" "$B" "$C"
-  measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
-  measure "heapleak explain A B C" "$mbABC" "$nABC" "$HEAPLEAK" explain "$A" "$B" "$C"
+  measure "heapleak info B" "$mbB" "$nB" "$HEAPLEAK" info "$B" --no-cache
+  measure "heapleak info B.gz" "$mbB" "$nB" "$HEAPLEAK" info "$B.gz" --no-cache
+  measure "heapleak stats A B C" "$mbABC" "$nABC" "$HEAPLEAK" stats "$A" "$B" "$C" --no-cache
+  measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" "$HEAPLEAK" root "$B" "${SAMPLES[@]}" --no-cache
+  measure "heapleak explain A B C" "$mbABC" "$nABC" "$HEAPLEAK" explain "$A" "$B" "$C" --no-cache
+  CACHE="$TMP/cache"
+  rm -rf "$CACHE"
+  measure "heapleak info B (cache write)" "$mbB" "$nB" "$HEAPLEAK" info "$B" --cache-dir "$CACHE"
+  measure "heapleak info B (cache warm)" "$mbB" "$nB" "$HEAPLEAK" info "$B" --cache-dir "$CACHE"
+  measure "heapleak explain A B C (cache write)" "$mbABC" "$nABC" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
+  measure "heapleak explain A B C (cache warm)" "$mbABC" "$nABC" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
+  measure "heapleak stats A B C (cache warm)" "$mbABC" "$nABC" "$HEAPLEAK" stats "$A" "$B" "$C" --cache-dir "$CACHE"
+  rm -rf "$CACHE"
   if [ -x "$BUILD/bench/heapleak-analysis-bench" ]; then
     echo "-- dominators, retained sizes and explain on loaded heaps:"
     "$BUILD/bench/heapleak-analysis-bench" "$B" "$A" "$C"

@@ -4,10 +4,12 @@ namespace heapleak {
 
 CachedLoad load_heap_cached(const HeapCache* cache, const std::string& path,
                             const LoadOptions& options, const LoadControl& control) {
-  if (cache == nullptr || !cache->enabled()) return CachedLoad{load_heap(path, options, control), {}};
+  if (cache == nullptr || !cache->enabled())
+    return CachedLoad{load_heap(path, options, control), {}};
   CacheLookup found = cache->lookup(path, options.mode);
   if (found.heap) {
-    if (control.progress) control.progress(found.heap->report().file_bytes, found.heap->report().file_bytes);
+    if (control.progress)
+      control.progress(found.heap->report().file_bytes, found.heap->report().file_bytes);
     return CachedLoad{std::move(found.heap), {}};
   }
   LoadOptions with_cache = options;

@@ -81,8 +81,9 @@ HeapCache::HeapCache(CacheOptions options) : options_(std::move(options)) {
 
 std::string HeapCache::image_path(const std::string& canonical_dump, LoadMode mode) const {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(xxh64(canonical_dump.data(), canonical_dump.size())));
+  std::snprintf(
+      hex, sizeof hex, "%016llx",
+      static_cast<unsigned long long>(xxh64(canonical_dump.data(), canonical_dump.size())));
   return options_.dir + "/" + hex + "-" + mode_tag(mode) + kSuffix;
 }
 
@@ -124,9 +125,8 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
       continue;
     ::unlink(image.c_str());
     out.use = CacheUse::kRebuilt;
-    out.warnings.push_back("cache: the image of " + path + " was " +
-                           problem_word(opened.problem) + " (" + opened.why +
-                           "): deleted and rebuilt from the dump");
+    out.warnings.push_back("cache: the image of " + path + " was " + problem_word(opened.problem) +
+                           " (" + opened.why + "): deleted and rebuilt from the dump");
   }
   fs::create_directories(options_.dir, ec);
   if (ec || ::access(options_.dir.c_str(), W_OK | X_OK) != 0) {

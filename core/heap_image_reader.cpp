@@ -63,8 +63,8 @@ ImageProblem check_head(const char* bytes, std::uint64_t file_bytes, std::vector
     return ImageProblem::kCorrupt;
   }
   if (header.image_bytes > file_bytes) {
-    why = "truncated: " + std::to_string(file_bytes) + " of " +
-          std::to_string(header.image_bytes) + " bytes";
+    why = "truncated: " + std::to_string(file_bytes) + " of " + std::to_string(header.image_bytes) +
+          " bytes";
     return ImageProblem::kTruncated;
   }
   if (header.image_bytes != file_bytes) {
@@ -168,9 +168,9 @@ OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expec
   // Every payload byte is checked once, here, before any of it is used.
   for (const Section& s : table) {
     if (&s != meta && xxh64(mapping->at(s.offset), s.bytes) != s.checksum) {
-      return problem(ImageProblem::kCorrupt,
-                     "checksum mismatch in section " +
-                         std::string(s.name, strnlen(s.name, sizeof s.name)));
+      return problem(
+          ImageProblem::kCorrupt,
+          "checksum mismatch in section " + std::string(s.name, strnlen(s.name, sizeof s.name)));
     }
   }
 
@@ -210,8 +210,8 @@ OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expec
   if (!consistent(columns, report))
     return problem(ImageProblem::kCorrupt, "its columns disagree in size");
   if (finish) finish(report);
-  return OpenedImage{std::make_shared<const Heap>(std::move(columns), std::move(report)),
-                     ImageProblem::kNone, {}};
+  return OpenedImage{
+      std::make_shared<const Heap>(std::move(columns), std::move(report)), ImageProblem::kNone, {}};
 }
 
 std::optional<ImageSummary> peek_heap_image(const std::string& image_path) {

@@ -25,8 +25,8 @@ std::uint64_t align(std::uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign
 bool write_all(int fd, const void* data, std::uint64_t bytes, std::uint64_t offset) {
   const auto* p = static_cast<const char*>(data);
   while (bytes > 0) {
-    const ssize_t n = ::pwrite(fd, p, std::min<std::uint64_t>(bytes, 1u << 30),
-                               static_cast<off_t>(offset));
+    const ssize_t n =
+        ::pwrite(fd, p, std::min<std::uint64_t>(bytes, 1u << 30), static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;

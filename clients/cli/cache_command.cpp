@@ -37,7 +37,10 @@ int run_cache(const std::vector<std::string>& argv) {
   std::ostringstream out;
   if (args.positional[0] == "clear") {
     const auto cleared = cache.clear();
-    if (args.has("--json")) return write_output(args, to_json_text(results::cache_clear_json(cache, cleared))) ? kExitOk : kExitInput;
+    if (args.has("--json"))
+      return write_output(args, to_json_text(results::cache_clear_json(cache, cleared)))
+                 ? kExitOk
+                 : kExitInput;
     out << "deleted " << cleared.images << (cleared.images == 1 ? " image" : " images") << ", "
         << human_bytes(cleared.bytes) << ", from " << cache.dir() << "\n";
     return write_output(args, out.str()) ? kExitOk : kExitInput;

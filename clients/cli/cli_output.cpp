@@ -107,8 +107,8 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
                                                             int& exit_code) {
   std::vector<std::future<Result<std::shared_ptr<const Heap>>>> loads;
   for (std::size_t k = 0; k < paths.size(); ++k) {
-    loads.push_back(
-        std::async(std::launch::async, [&, k] { return load_through_cache(paths[k], options[k]); }));
+    loads.push_back(std::async(std::launch::async,
+                               [&, k] { return load_through_cache(paths[k], options[k]); }));
   }
   std::vector<std::shared_ptr<const Heap>> heaps;
   for (auto& load : loads) {

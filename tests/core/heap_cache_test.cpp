@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(HEAPLEAK_TEST_DATA_DIR) + "/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(HEAPLEAK_TEST_DATA_DIR) + "/" + name;
+}
 
 // A fresh directory under /tmp, removed with everything in it.
 class TempDir {
@@ -184,8 +186,9 @@ TEST_CASE("an image reopens as the same heap: every accessor, the report, roots,
           "[cache]") {
   TempDir dir;
   const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
-  for (const char* name : {"heapy/my_dump_1.json.gz", "heap-profiler/ruby-3.2-partial-retained.heap",
-                           "rbheap-3dump/heap2.jsonl.gz"}) {
+  for (const char* name :
+       {"heapy/my_dump_1.json.gz", "heap-profiler/ruby-3.2-partial-retained.heap",
+        "rbheap-3dump/heap2.jsonl.gz"}) {
     INFO(name);
     const std::string dump = dir / fs::path(name).filename().string();
     copy_file(fixture(name), dump);
@@ -323,7 +326,8 @@ TEST_CASE("least recently used images are evicted first past the cap", "[cache]"
     const time_t now = ::time(nullptr);
     const time_t used[] = {now - 200, now - 300, now - 100};
     for (int k = 0; k < 3; ++k) {
-      const std::string image = unbounded.image_path(fs::canonical(dir / names[k]), LoadMode::kFull);
+      const std::string image =
+          unbounded.image_path(fs::canonical(dir / names[k]), LoadMode::kFull);
       struct timespec times[2] = {{used[k], 0}, {used[k], 0}};
       REQUIRE(::utimensat(AT_FDCWD, image.c_str(), times, 0) == 0);
       image_bytes = std::max<std::uint64_t>(image_bytes, fs::file_size(image));

@@ -5,17 +5,34 @@
 namespace heapleak::image {
 namespace {
 
+// Encoder and Decoder share one interface, so each layout below is written
+// once (a `fields` function template) and cannot be read back differently
+// from how it was written.
 class Encoder {
  public:
-  void u64(std::uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void text(std::string_view s) {
-    u64(s.size());
+  template <class T>
+  bool number(const T& v) {
+    const auto raw = static_cast<std::uint64_t>(v);
+    out_.append(reinterpret_cast<const char*>(&raw), sizeof raw);
+    return true;
+  }
+  bool text(const std::string& s) {
+    number(s.size());
     out_.append(s);
+    return true;
   }
   template <class T>
-  void array(const std::vector<T>& v) {
-    u64(v.size());
+  bool array(const std::vector<T>& v) {
+    number(v.size());
     out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    return true;
+  }
+  // A list of `count` items, each written by item(element).
+  template <class T, class F>
+  bool list(const std::vector<T>& v, F&& item) {
+    number(v.size());
+    for (const auto& element : v) item(element);
+    return true;
   }
   std::string take() { return std::move(out_); }
 
@@ -28,17 +45,16 @@ class Encoder {
 class Decoder {
  public:
   explicit Decoder(std::string_view in) : in_(in) {}
-  bool u64(std::uint64_t& v) { return take(&v, sizeof v); }
   template <class T>
   bool number(T& v) {
     std::uint64_t raw;
-    if (!u64(raw)) return false;
+    if (!take(&raw, sizeof raw)) return false;
     v = static_cast<T>(raw);
     return true;
   }
   bool text(std::string& s) {
     std::uint64_t n;
-    if (!u64(n) || n > in_.size() - at_) return false;
+    if (!number(n) || n > in_.size() - at_) return false;
     s.assign(in_.substr(at_, n));
     at_ += n;
     return true;
@@ -46,9 +62,20 @@ class Decoder {
   template <class T>
   bool array(std::vector<T>& v) {
     std::uint64_t n;
-    if (!u64(n) || n > (in_.size() - at_) / sizeof(T)) return false;
+    if (!number(n) || n > (in_.size() - at_) / sizeof(T)) return false;
     v.resize(n);
     return take(v.data(), n * sizeof(T));
+  }
+  template <class T, class F>
+  bool list(std::vector<T>& v, F&& item) {
+    std::uint64_t n;
+    // Every item takes at least one byte: a count past that is damage.
+    if (!number(n) || n > in_.size() - at_) return false;
+    v.resize(n);
+    for (auto& element : v) {
+      if (!item(element)) return false;
+    }
+    return true;
   }
   bool done() const { return at_ == in_.size(); }
 
@@ -63,98 +90,59 @@ class Decoder {
   std::size_t at_ = 0;
 };
 
+// The meta section: key, report (path and cache fields are the reader's), roots.
+template <class Io, class Key, class Report, class Roots>
+bool meta_fields(Io& io, Key& key, Report& report, Roots& roots) {
+  return io.text(key.path) && io.number(key.identity.device) && io.number(key.identity.inode) &&
+         io.number(key.identity.mtime_ns) && io.number(key.identity.size) &&
+         io.number(key.head_tail) && io.number(key.mode) && io.number(report.gzip) &&
+         io.number(report.file_bytes) && io.number(report.stream_bytes) &&
+         io.number(report.lines) && io.number(report.objects) && io.number(report.root_records) &&
+         io.number(report.shapes) && io.number(report.broken_lines) &&
+         io.array(report.first_broken_lines) &&
+         io.list(report.first_broken_reasons, [&](auto& reason) { return io.text(reason); }) &&
+         io.number(report.duplicate_addresses) && io.number(report.missing_references) &&
+         io.number(report.references) && io.number(report.traced) &&
+         io.number(report.edges_built) && io.number(report.ends_mid_line) &&
+         io.number(report.gzip_truncated) && io.number(report.long_lines) &&
+         io.list(roots, [&](auto& root) { return io.text(root.name) && io.array(root.targets); });
+}
+
+template <class Io, class Index>
+bool gzip_index_fields(Io& io, Index& index) {
+  return io.list(index.points, [&](auto& point) {
+    return io.number(point.out) && io.number(point.in) && io.number(point.bits) &&
+           io.array(point.window);
+  });
+}
+
 }  // namespace
 
 std::string encode_meta(const ImageKey& key, const LoadReport& report,
                         const std::vector<RootCategory>& roots) {
   Encoder e;
-  e.text(key.path);
-  e.u64(key.identity.device);
-  e.u64(key.identity.inode);
-  e.u64(static_cast<std::uint64_t>(key.identity.mtime_ns));
-  e.u64(key.identity.size);
-  e.u64(key.head_tail);
-  e.u64(static_cast<std::uint64_t>(key.mode));
-  // The report, field by field (path and cache fields are the reader's).
-  e.u64(report.gzip);
-  e.u64(report.file_bytes);
-  e.u64(report.stream_bytes);
-  e.u64(report.lines);
-  e.u64(report.objects);
-  e.u64(report.root_records);
-  e.u64(report.shapes);
-  e.u64(report.broken_lines);
-  e.array(report.first_broken_lines);
-  e.u64(report.first_broken_reasons.size());
-  for (const auto& reason : report.first_broken_reasons) e.text(reason);
-  e.u64(report.duplicate_addresses);
-  e.u64(report.missing_references);
-  e.u64(report.references);
-  e.u64(report.traced);
-  e.u64(report.edges_built);
-  e.u64(report.ends_mid_line);
-  e.u64(report.gzip_truncated);
-  e.u64(report.long_lines);
-  e.u64(roots.size());
-  for (const auto& root : roots) {
-    e.text(root.name);
-    e.array(root.targets);
-  }
+  meta_fields(e, key, report, roots);
   return e.take();
 }
 
 bool decode_meta(std::string_view bytes, ImageKey& key, LoadReport& report,
                  std::vector<RootCategory>& roots) {
   Decoder d(bytes);
-  std::uint64_t mode = 0, reasons = 0, root_count = 0;
-  bool ok = d.text(key.path) && d.u64(key.identity.device) && d.u64(key.identity.inode) &&
-            d.number(key.identity.mtime_ns) && d.u64(key.identity.size) && d.u64(key.head_tail) &&
-            d.u64(mode) && d.number(report.gzip) && d.u64(report.file_bytes) &&
-            d.u64(report.stream_bytes) && d.u64(report.lines) && d.u64(report.objects) &&
-            d.u64(report.root_records) && d.u64(report.shapes) && d.u64(report.broken_lines) &&
-            d.array(report.first_broken_lines) && d.u64(reasons) &&
-            reasons <= LoadReport::kMaxBrokenListed;
-  if (!ok) return false;
-  key.mode = mode == 0 ? LoadMode::kFull : LoadMode::kIdentityOnly;
-  report.first_broken_reasons.resize(reasons);
-  for (auto& reason : report.first_broken_reasons) {
-    if (!d.text(reason)) return false;
-  }
-  ok = d.u64(report.duplicate_addresses) && d.u64(report.missing_references) &&
-       d.u64(report.references) && d.number(report.traced) && d.number(report.edges_built) &&
-       d.number(report.ends_mid_line) && d.number(report.gzip_truncated) &&
-       d.u64(report.long_lines) && d.u64(root_count) && root_count <= bytes.size();
-  if (!ok) return false;
-  roots.resize(root_count);
-  for (auto& root : roots) {
-    if (!d.text(root.name) || !d.array(root.targets)) return false;
-  }
+  if (!meta_fields(d, key, report, roots) || !d.done()) return false;
+  if (report.first_broken_reasons.size() != report.first_broken_lines.size()) return false;
   report.identity = key.identity;
-  return d.done();
+  return true;
 }
 
 std::string encode_gzip_index(const GzipIndex& index) {
   Encoder e;
-  e.u64(index.points.size());
-  for (const auto& point : index.points) {
-    e.u64(point.out);
-    e.u64(point.in);
-    e.u64(static_cast<std::uint64_t>(point.bits));
-    e.array(point.window);
-  }
+  gzip_index_fields(e, index);
   return e.take();
 }
 
 bool decode_gzip_index(std::string_view bytes, GzipIndex& index) {
   Decoder d(bytes);
-  std::uint64_t count = 0;
-  if (!d.u64(count) || count > bytes.size()) return false;
-  index.points.resize(count);
-  for (auto& point : index.points) {
-    if (!d.u64(point.out) || !d.u64(point.in) || !d.number(point.bits) || !d.array(point.window))
-      return false;
-  }
-  return d.done();
+  return gzip_index_fields(d, index) && d.done();
 }
 
 }  // namespace heapleak::image

@@ -3,7 +3,7 @@ miss then hit and prints byte-identical --json answers; a damaged image is
 rebuilt with a warning; `heapleak cache list|clear`; a restarted daemon is
 warm (loadHeap says hit and answers the same).
 
-usage: cache_test.py HEAPLEAK HEAPLEAKD FIXTURES
+usage: cache_test.py HEAPLEAK HEAPLEAKD HEAPLEAK_CLIENT FIXTURES
 Every run uses a cache directory of its own (the suite's default is off)."""
 import json
 import os
@@ -16,7 +16,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from heapleakd import Daemon, check, wait_until  # noqa: E402
 
-HEAPLEAK, HEAPLEAKD, FIXTURES = sys.argv[1:4]
+HEAPLEAK, HEAPLEAKD, CLIENT, FIXTURES = sys.argv[1:5]
 
 
 def run(args, cache_dir, env=None):
@@ -107,6 +107,23 @@ def daemon_restart(work):
         check(cold[0][key] == warm[0][key], f"loadHeap {key} differs")
     check(cold[1] == warm[1], "stats differs on the warm daemon")
     check(cold[2] == warm[2], "topRetainers differs on the warm daemon")
+
+    # heapleak-client asks its daemon (here a private --spawn one, whose cache
+    # directory comes from the environment).
+    env = dict(os.environ, HEAPLEAK_CACHE_DIR=cache)
+    env.pop("HEAPLEAK_NO_CACHE", None)
+
+    def client(*args):
+        out = subprocess.run([CLIENT, "--spawn", "cache"] + list(args), capture_output=True,
+                             text=True, env=env, timeout=120)
+        check(out.returncode == 0, f"heapleak-client cache {args}: {out.returncode} {out.stderr}")
+        return out.stdout
+    listed = json.loads(client("list", "--json"))
+    check([os.path.basename(i["dump"]) for i in listed["images"]] == ["heap2.jsonl.gz"],
+          f"heapleak-client cache list: {listed}")
+    check("heap2.jsonl.gz" in client("list"), "heapleak-client cache list (table)")
+    check("deleted 1 image" in client("clear"), "heapleak-client cache clear")
+    check(json.loads(client("list", "--json"))["images"] == [], "heapleak-client: not cleared")
 
 
 def main():

@@ -167,6 +167,7 @@ class Column {
   T* insert(T* position, It first, It last) {
     const auto at = static_cast<std::size_t>(position - data_);
     const auto count = static_cast<std::size_t>(std::distance(first, last));
+    if (count == 0) return data_ + at;  // data_ may be null: no memmove(nullptr, ...)
     if (size_ + count > capacity_ || is_view()) grow(size_ + count);
     std::memmove(data_ + at + count, data_ + at, (size_ - at) * sizeof(T));
     std::copy(first, last, data_ + at);
@@ -175,6 +176,7 @@ class Column {
   }
   T* erase(T* first, T* last) {
     assert(!is_view());
+    if (first == last) return first;
     std::memmove(first, last, static_cast<std::size_t>(end() - last) * sizeof(T));
     size_ -= static_cast<std::size_t>(last - first);
     return first;

@@ -82,6 +82,7 @@ class Decoder {
  private:
   bool take(void* out, std::size_t n) {
     if (n > in_.size() - at_) return false;
+    if (n == 0) return true;  // `out` may be null (an empty vector's data())
     std::memcpy(out, in_.data() + at_, n);
     at_ += n;
     return true;

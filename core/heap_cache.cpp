@@ -128,7 +128,9 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
     out.warnings.push_back("cache: the image of " + path + " was " + problem_word(opened.problem) +
                            " (" + opened.why + "): deleted and rebuilt from the dump");
   }
-  fs::create_directories(options_.dir, ec);
+  // Images hold what the dumps hold (strings, file names): private, like the dumps.
+  if (fs::create_directories(options_.dir, ec))
+    fs::permissions(options_.dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (ec || ::access(options_.dir.c_str(), W_OK | X_OK) != 0) {
     out.warnings.push_back("cache: " + options_.dir + " is not writable (" +
                            (ec ? ec.message() : std::string(std::strerror(errno))) +

@@ -18,10 +18,15 @@
 # compare), peak RSS and peak RSS per object; the floor each row is measured
 # against and the ratio; then one load's steps (HEAPLEAK_PROFILE=1) and the
 # analyses on loaded heaps (heapleak-analysis-bench).
+# Cold rows parse (HEAPLEAK_NO_CACHE=1 below); "(cache write)" rows parse and
+# write the cache image into a private directory, "(cache warm)" rows map it
+# (core/heap_cache.h).
 # Environment: HEAPLEAK=path/to/heapleak benches another build (nothing is built);
 # BENCH_SETS="name:size ..." picks the data sets (a name starting with "syn" is
 # synthetic, its size as for heapleak-synth --bytes; otherwise as for leakgen.rb).
 set -euo pipefail
+# Cold rows must parse: the cache is off unless a row passes --cache-dir.
+export HEAPLEAK_NO_CACHE=1
 cd "$(dirname "$0")/.."
 ROOT_DIR=$(pwd)
 OUT="$ROOT_DIR/bench/out"
@@ -150,6 +155,14 @@ for set in "${SETS[@]}"; do
   measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
   measure "heapleak explain A B C" "$mbABC" "$nABC" pox3 "<= 3 s (large), <= 80 B/obj" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
+  CACHE="$TMP/cache"
+  rm -rf "$CACHE"
+  measure "heapleak info B (cache write)" "$mbB" "$nB" - "" "$HEAPLEAK" info "$B" --cache-dir "$CACHE"
+  measure "heapleak info B (cache warm)" "$mbB" "$nB" - "<= 0.3 s (large)" "$HEAPLEAK" info "$B" --cache-dir "$CACHE"
+  measure "heapleak explain A B C (cache write)" "$mbABC" "$nABC" - "" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
+  measure "heapleak explain A B C (cache warm)" "$mbABC" "$nABC" - "<= 1 s (large)" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
+  measure "heapleak stats A B C (cache warm)" "$mbABC" "$nABC" - "" "$HEAPLEAK" stats "$A" "$B" "$C" --cache-dir "$CACHE"
+  rm -rf "$CACHE"
   echo "-- one load, step by step (HEAPLEAK_PROFILE=1 heapleak info B):"
   HEAPLEAK_PROFILE=1 "$HEAPLEAK" info "$B" 2>&1 >/dev/null | sed 's/^/   /'
   if [ -x "$BUILD/bench/heapleak-analysis-bench" ]; then

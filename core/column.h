@@ -1,60 +1,232 @@
-// Column<T>: the vector type of the heap's big arrays. Large allocations are
-// mmap'ed and marked MADV_HUGEPAGE, because on first touch every 4 KiB page
-// costs a fault (expensive under virtualisation) and a multi-gigabyte heap
-// touches hundreds of thousands of them; 2 MiB pages cut that by 512.
+// Column<T>: the array type of the heap's big columns. It either owns its
+// storage (what HeapBuilder and the analyses grow and fill, with the
+// vector-like operations they use) or views a read-only span of a cache
+// image mapping (core/heap_image_reader.h), kept alive by a shared_ptr, so a
+// reopened heap reads its columns straight from the page cache, uncopied.
 #pragma once
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cstddef>
+#include <cstring>
+#include <iterator>
+#include <memory>
 #include <new>
-#include <vector>
+#include <type_traits>
+#include <utility>
 
 namespace heapleak {
 
-template <class T>
-class HugePageAllocator {
- public:
-  using value_type = T;
+// Large allocations are mmap'ed and marked MADV_HUGEPAGE, because on first
+// touch every 4 KiB page costs a fault (expensive under virtualisation) and a
+// multi-gigabyte heap touches hundreds of thousands of them; 2 MiB pages cut
+// that by 512.
+struct HugePageMemory {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  static constexpr std::size_t kThreshold = std::size_t{4}
-                                            << 20;  // smaller arrays use operator new
+  static constexpr std::size_t kThreshold = std::size_t{4} << 20;  // smaller: operator new
 
-  HugePageAllocator() noexcept = default;
-  template <class U>
-  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
-
-  T* allocate(std::size_t n) {
-    const std::size_t bytes = n * sizeof(T);
-    if (bytes < kThreshold) return static_cast<T*>(::operator new(bytes));
+  static void* allocate(std::size_t bytes) {
+    if (bytes < kThreshold) return ::operator new(bytes);
     void* memory = ::mmap(nullptr, round_up(bytes), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) throw std::bad_alloc();
     ::madvise(memory, round_up(bytes), MADV_HUGEPAGE);
-    return static_cast<T*>(memory);
+    return memory;
   }
-
-  void deallocate(T* pointer, std::size_t n) noexcept {
-    const std::size_t bytes = n * sizeof(T);
+  static void deallocate(void* pointer, std::size_t bytes) noexcept {
+    if (pointer == nullptr) return;
     if (bytes < kThreshold) {
       ::operator delete(pointer);
     } else {
       ::munmap(pointer, round_up(bytes));
     }
   }
-
-  template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept {
-    return true;
-  }
-
- private:
   static std::size_t round_up(std::size_t bytes) {
     return (bytes + kHugePage - 1) / kHugePage * kHugePage;
   }
 };
 
+// The same memory as a standard allocator, for std::vector buffers that
+// want it (the line pipeline's blocks).
 template <class T>
-using Column = std::vector<T, HugePageAllocator<T>>;
+class HugePageAllocator {
+ public:
+  using value_type = T;
+  static constexpr std::size_t kHugePage = HugePageMemory::kHugePage;
+  static constexpr std::size_t kThreshold = HugePageMemory::kThreshold;
+
+  HugePageAllocator() noexcept = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(HugePageMemory::allocate(n * sizeof(T))); }
+  void deallocate(T* pointer, std::size_t n) noexcept {
+    HugePageMemory::deallocate(pointer, n * sizeof(T));
+  }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+template <class T>
+class Column {
+  static_assert(std::is_trivially_copyable_v<T>, "columns hold plain values, copied with memcpy");
+
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using iterator = T*;
+  using const_iterator = const T*;
+  using reference = T&;
+  using const_reference = const T&;
+
+  Column() noexcept = default;
+  explicit Column(std::size_t n) { assign(n, T{}); }
+  Column(std::size_t n, const T& value) { assign(n, value); }
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  Column(It first, It last) {
+    assign(first, last);
+  }
+  Column(const Column& other) { assign(other.begin(), other.end()); }
+  Column(Column&& other) noexcept { swap(other); }
+  Column& operator=(const Column& other) {
+    if (this != &other) assign(other.begin(), other.end());
+    return *this;
+  }
+  Column& operator=(Column&& other) noexcept {
+    Column(std::move(other)).swap(*this);
+    return *this;
+  }
+  ~Column() { release(); }
+
+  // A read-only view of `n` values at `data`, inside memory `keep` keeps
+  // mapped. Mutating a view is a programming error (the pages are read-only).
+  static Column view(const T* data, std::size_t n, std::shared_ptr<const void> keep) {
+    Column column;
+    column.data_ = const_cast<T*>(data);
+    column.size_ = n;
+    column.keep_ = std::move(keep);
+    return column;
+  }
+  bool is_view() const { return keep_ != nullptr; }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t capacity() const { return is_view() ? size_ : capacity_; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T& front() { return data_[0]; }
+  const T& front() const { return data_[0]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  const T* cbegin() const { return data_; }
+  const T* cend() const { return data_ + size_; }
+
+  void reserve(std::size_t n) {
+    if (n > capacity_ || is_view()) reallocate(std::max(n, size_));
+  }
+  void push_back(const T& value) {
+    if (size_ == capacity_ || is_view()) grow(size_ + 1);
+    data_[size_++] = value;
+  }
+  template <class... Args>
+  T& emplace_back(Args&&... args) {
+    push_back(T(std::forward<Args>(args)...));
+    return back();
+  }
+  void pop_back() { --size_; }
+  void resize(std::size_t n) { resize(n, T{}); }
+  void resize(std::size_t n, const T& value) {
+    if (n > size_) {
+      if (n > capacity_ || is_view()) grow(n);
+      std::fill(data_ + size_, data_ + n, value);
+    } else if (is_view()) {
+      reallocate(n);
+    }
+    size_ = n;
+  }
+  void assign(std::size_t n, const T& value) {
+    clear();
+    resize(n, value);
+  }
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  void assign(It first, It last) {
+    clear();
+    insert(end(), first, last);
+  }
+  // Inserts [first, last) before `position` (HeapBuilder appends at end()).
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  T* insert(T* position, It first, It last) {
+    const auto at = static_cast<std::size_t>(position - data_);
+    const auto count = static_cast<std::size_t>(std::distance(first, last));
+    if (count == 0) return data_ + at;  // data_ may be null: no memmove(nullptr, ...)
+    if (size_ + count > capacity_ || is_view()) grow(size_ + count);
+    std::memmove(data_ + at + count, data_ + at, (size_ - at) * sizeof(T));
+    std::copy(first, last, data_ + at);
+    size_ += count;
+    return data_ + at;
+  }
+  T* erase(T* first, T* last) {
+    assert(!is_view());
+    if (first == last) return first;
+    std::memmove(first, last, static_cast<std::size_t>(end() - last) * sizeof(T));
+    size_ -= static_cast<std::size_t>(last - first);
+    return first;
+  }
+  // Drops the values, keeps an owned buffer; a view becomes empty.
+  void clear() {
+    if (is_view()) release();
+    size_ = 0;
+  }
+  void shrink_to_fit() {
+    if (!is_view() && capacity_ > size_) reallocate(size_);
+  }
+  void swap(Column& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+    std::swap(keep_, other.keep_);
+  }
+
+  friend bool operator==(const Column& a, const Column& b) {
+    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+ private:
+  void grow(std::size_t needed) { reallocate(std::max(needed, capacity_ * 2)); }
+  // Moves the values (at most `n`) into a fresh owned buffer of `n`.
+  void reallocate(std::size_t n) {
+    T* fresh = n == 0 ? nullptr : static_cast<T*>(HugePageMemory::allocate(n * sizeof(T)));
+    const std::size_t kept = std::min(size_, n);
+    if (kept > 0) std::memcpy(fresh, data_, kept * sizeof(T));
+    release();
+    data_ = fresh;
+    size_ = kept;
+    capacity_ = n;
+  }
+  void release() noexcept {
+    if (is_view()) {
+      keep_.reset();
+    } else {
+      HugePageMemory::deallocate(data_, capacity_ * sizeof(T));
+    }
+    data_ = nullptr;
+    size_ = 0;
+    capacity_ = 0;
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;          // owned values only; 0 for a view
+  std::shared_ptr<const void> keep_;  // set for a view: the mapping it reads
+};
 
 }  // namespace heapleak

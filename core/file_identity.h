@@ -23,4 +23,9 @@ FileIdentity identity_of(const struct stat& info);
 // The identity of `path` now (following symlinks); false when it cannot be stat'ed.
 bool file_identity(const std::string& path, FileIdentity& out);
 
+// XXH64 of the first and last 64 KiB of `path` (the whole file when smaller),
+// for the cache key: a dump rewritten in place with its mtime restored still
+// differs here. 0 when the file cannot be read.
+std::uint64_t head_tail_hash(const std::string& path);
+
 }  // namespace heapleak

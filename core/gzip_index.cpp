@@ -9,8 +9,8 @@
 namespace heapleak {
 
 std::size_t GzipIndex::bytes_used() const {
-  std::size_t total = points.capacity() * sizeof(GzipAccessPoint);
-  for (const auto& point : points) total += point.window.capacity();
+  std::size_t total = points.size() * sizeof(GzipAccessPoint);
+  for (const auto& point : points) total += point.window.size();
   return total;
 }
 

@@ -7,6 +7,20 @@
 
 namespace heapleak {
 
+const char* cache_use_name(CacheUse use) {
+  switch (use) {
+    case CacheUse::kMiss:
+      return "miss";
+    case CacheUse::kHit:
+      return "hit";
+    case CacheUse::kRebuilt:
+      return "rebuilt";
+    case CacheUse::kOff:
+      break;
+  }
+  return "off";
+}
+
 Heap::Heap(HeapColumns columns, LoadReport report)
     : c_(std::move(columns)), report_(std::move(report)) {}
 

@@ -35,6 +35,12 @@ struct RootCategory {
   std::vector<ObjectIndex> targets;
 };
 
+// Whether a load used the cache (core/heap_cache.h): off (disabled), miss
+// (parsed, image written), hit (mapped from an image), rebuilt (an image was
+// there but stale, corrupt, truncated or of another version: deleted, parsed).
+enum class CacheUse { kOff, kMiss, kHit, kRebuilt };
+const char* cache_use_name(CacheUse use);  // "off", "miss", "hit", "rebuilt"
+
 // What the loader saw, reported to the user next to the answers.
 struct LoadReport {
   std::string path;
@@ -60,12 +66,22 @@ struct LoadReport {
   bool gzip_truncated = false;
   std::uint64_t long_lines = 0;  // lines past the line cap, dropped (also in broken_lines)
   FileIdentity identity;         // the file as it was read, for read_record_text
+  // Set by the cache, never stored in an image (core/heap_cache.h).
+  CacheUse cache = CacheUse::kOff;
+  std::vector<std::string> cache_warnings;  // an image ignored and rebuilt, an unwritable cache
 
   static constexpr std::size_t kMaxBrokenListed = 20;
 };
 
 // Columns, filled by HeapBuilder. Optional columns are empty when no object
 // in the dump had that field.
+//
+// Cache images (core/heap_image_*.h) store every column listed in
+// for_each_column below: a new column is one line there, and any change to
+// the columns (added, removed, retyped, new meaning) must bump
+// kHeapImageVersion so images written before are rebuilt, never misread.
+inline constexpr std::uint32_t kHeapImageVersion = 1;
+
 struct HeapColumns {
   Column<Address> address;
   Column<ObjectType> type;
@@ -90,6 +106,29 @@ struct HeapColumns {
   std::shared_ptr<const GzipIndex> gzip_index;  // gzip dumps: random access to records
 };
 
+// Calls f(name, column) for every Column member of HeapColumns: the one table
+// the cache image writer and reader use (section names are the names here).
+template <class Columns, class F>
+void for_each_column(Columns& c, F&& f) {
+  f("address", c.address);
+  f("type", c.type);
+  f("class_index", c.class_index);
+  f("own_name", c.own_name);
+  f("memsize", c.memsize);
+  f("value_hash", c.value_hash);
+  f("first_ref", c.first_ref);
+  f("line_offset", c.line_offset);
+  f("length", c.length);
+  f("file", c.file);
+  f("line", c.line);
+  f("method", c.method);
+  f("generation", c.generation);
+  f("out_offsets", c.out_offsets);
+  f("out_edges", c.out_edges);
+  f("in_offsets", c.in_offsets);
+  f("in_edges", c.in_edges);
+}
+
 class Heap {
  public:
   Heap(HeapColumns columns, LoadReport report);
@@ -99,6 +138,8 @@ class Heap {
 
   std::size_t size() const { return c_.address.size(); }
   const LoadReport& report() const { return report_; }
+  // Everything the heap holds, for the cache image writer.
+  const HeapColumns& columns() const { return c_; }
 
   std::optional<ObjectIndex> find(Address address) const;
 

@@ -35,13 +35,16 @@ std::vector<std::string> load_warnings(const LoadReport& report) {
                   counts(report) + "; answers may miss what came after the cut");
   }
   const std::uint64_t all_refs = report.references + report.missing_references;
-  if (!looks_truncated(report) && all_refs > 0 &&
+  // Identity-only loads resolve no references (only the roots'), so they
+  // have no share to judge.
+  if (!looks_truncated(report) && report.edges_built && all_refs > 0 &&
       static_cast<double>(report.missing_references) > kDanglingShare * all_refs) {
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%", 100.0 * report.missing_references / all_refs);
     out.push_back(path + ": " + std::to_string(report.missing_references) + " references (" +
                   share + ") point to objects absent from the dump: it may be cut short");
   }
+  out.insert(out.end(), report.cache_warnings.begin(), report.cache_warnings.end());
   if (report.long_lines > 0) {
     out.push_back(path + ": " + std::to_string(report.long_lines) +
                   " lines longer than the line cap were skipped (counted in brokenLines)");

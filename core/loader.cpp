@@ -121,6 +121,8 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   report.file_bytes = (*source)->file_size();
   report.gzip = (*source)->compressed();
   report.identity = (*source)->identity();
+  report.cache = options.cache;
+  report.cache_warnings = options.cache_warnings;
 
   HeapBuilder builder(options.mode);
   {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/heap.h"
@@ -23,6 +24,10 @@ struct LoadOptions {
   // skipped without being buffered. Ruby writes long lines for big strings
   // and arrays, hence generous.
   std::size_t max_line_bytes = std::size_t{64} << 20;
+  // What the cache lookup before this load found (core/cached_load.h), copied
+  // into the report: a miss, or an image rebuilt and why.
+  CacheUse cache = CacheUse::kOff;
+  std::vector<std::string> cache_warnings;
 };
 
 struct LoadControl {

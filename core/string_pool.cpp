@@ -4,7 +4,21 @@ namespace heapleak {
 
 StringPool::StringPool() {
   strings_.emplace_back();
+  views_.push_back(strings_.back());
   ids_.emplace(strings_.back(), kEmpty);
+}
+
+StringPool StringPool::view(std::span<const std::uint64_t> ends, const char* text,
+                            std::shared_ptr<const void> keep) {
+  StringPool pool{ViewTag{}};
+  pool.views_.reserve(ends.size());
+  std::uint64_t begin = 0;
+  for (std::uint64_t end : ends) {
+    pool.views_.emplace_back(text + begin, end - begin);
+    begin = end;
+  }
+  pool.keep_ = std::move(keep);
+  return pool;
 }
 
 std::uint32_t StringPool::intern(std::string_view text) {
@@ -22,6 +36,7 @@ std::uint32_t StringPool::intern(std::string_view text) {
   } else {
     id = static_cast<std::uint32_t>(strings_.size());
     strings_.emplace_back(text);
+    views_.push_back(strings_.back());
     ids_.emplace(strings_.back(), id);
   }
   cached = CacheEntry{strings_[id], id};
@@ -29,8 +44,10 @@ std::uint32_t StringPool::intern(std::string_view text) {
 }
 
 std::size_t StringPool::bytes_used() const {
-  std::size_t total = 0;
-  for (const auto& s : strings_) total += sizeof(std::string) + s.capacity() + 32;
+  // One formula for owned and viewed pools, so a heap reopened from the cache
+  // reports (and is charged) what it did when parsed.
+  std::size_t total = views_.size() * sizeof(std::string_view);
+  for (const auto& s : views_) total += sizeof(std::string) + s.size() + 32;
   return total;
 }
 

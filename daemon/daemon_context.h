@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/heap_cache.h"
 #include "daemon/heap_store.h"
 #include "daemon/worker_pool.h"
 #include "protocol/logger.h"
@@ -18,6 +19,7 @@ struct DaemonContext {
   WorkerPool& queries;  // diffs and graph searches: so queries never wait behind a load
   std::shared_ptr<protocol::Logger> logger;
   std::function<void()> request_stop;  // stopDaemon
+  const HeapCache& cache;              // images of parsed dumps; loadHeap, cacheList, cacheClear
 };
 
 }  // namespace heapleak::daemon

@@ -27,6 +27,12 @@ JSON-RPC 2.0 (LSP base protocol, or one JSON message per line) about them.
                         initializationOptions.token
   --max-memory SIZE     refuse loads that would take more (e.g. 8G, 512M)
   --idle-timeout SECS   socket mode: exit after SECS with no client
+  --cache-dir DIR       where images of parsed dumps are kept and reopened from
+                        (default $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak,
+                        else ~/.cache/heapleak)
+  --cache-max-bytes SIZE  cap of the cache directory (default 10G), least
+                        recently used images deleted first
+  --no-cache            parse every dump, keep no images
   --log=error|info|verbose   stderr only (verbose shows every frame)
   --sync                run every request on the reading thread (tests)
 )";
@@ -135,6 +141,15 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
       auto size = take() ? parse_size(value) : std::nullopt;
       if (!size) return fail("--max-memory expects a size like 8G or 512M, below 16 EiB");
       options.max_memory = *size;
+    } else if (arg == "--no-cache") {
+      options.cache = false;
+    } else if (arg == "--cache-dir") {
+      if (!take() || value.empty()) return fail("--cache-dir needs a directory");
+      options.cache_dir = value;
+    } else if (arg == "--cache-max-bytes") {
+      auto size = take() ? parse_size(value) : std::nullopt;
+      if (!size) return fail("--cache-max-bytes expects a size like 10G or 512M");
+      options.cache_max_bytes = *size;
     } else if (arg == "--idle-timeout") {
       auto seconds = take() ? parse_size(value) : std::nullopt;
       if (!seconds) return fail("--idle-timeout expects seconds");

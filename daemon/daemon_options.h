@@ -21,6 +21,9 @@ struct DaemonOptions {
   bool sync = false;                  // everything on one thread (tests)
   std::uint64_t max_memory = 0;       // bytes; 0: no budget
   unsigned idle_timeout_seconds = 0;  // socket mode: exit when idle this long
+  bool cache = true;                  // reopen dumps from their cache images (core/heap_cache.h)
+  std::string cache_dir;              // empty: default_cache_dir()
+  std::uint64_t cache_max_bytes = std::uint64_t{10} << 30;
 };
 
 // Parses argv; on error or --help fills `message` and returns nullopt

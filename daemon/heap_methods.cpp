@@ -1,4 +1,5 @@
-// loadHeap, unloadHeap, listHeaps, stopDaemon: the heap store's methods.
+// loadHeap, unloadHeap, listHeaps, stopDaemon: the heap store's methods;
+// cacheList and cacheClear: the cache of parsed heaps behind loadHeap.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,12 +12,14 @@
 #include <new>
 
 #include "core/byte_source.h"
+#include "core/cached_load.h"
 #include "core/loader.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
+#include "results/cache_json.h"
 #include "results/heap_list_json.h"
 
 namespace heapleak::daemon {
@@ -99,8 +102,11 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
     // Out of memory fails this load only: the daemon and its other heaps stay.
     Result<std::shared_ptr<const Heap>> heap =
         make_error(ErrorReason::kOverBudget, path + ": out of memory while loading");
+    std::optional<PendingImage> image;
     try {
-      heap = load_heap(path, {}, control);
+      CachedLoad loaded = load_heap_cached(&ctx.cache, path, {}, control);
+      heap = std::move(loaded.heap);
+      image = std::move(loaded.pending);
     } catch (const std::bad_alloc&) {
     }
     rc.progress.end();
@@ -116,6 +122,13 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
                        std::to_string(entry.heap->report().seconds) + " s");
       reply.result(loaded_heap_json(named(entry)));
     });
+    // The image is written after the answer, on the load pool; a daemon
+    // started later reopens the dump from it.
+    if (image) {
+      ctx.loads.post([&ctx, image = std::move(*image)] {
+        if (auto warning = image.write()) ctx.logger->error(*warning);
+      });
+    }
   };
 }
 
@@ -139,6 +152,14 @@ json::value run_list_heaps(DaemonContext& ctx, const protocol::NoParams&, const 
                         ctx.store.max_bytes());
 }
 
+json::value run_cache_list(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {
+  return cache_list_json(ctx.cache, ctx.cache.list());
+}
+
+json::value run_cache_clear(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {
+  return cache_clear_json(ctx.cache, ctx.cache.clear());
+}
+
 // Replies before stopping, so the client sees its answer.
 ReplyThen run_stop_daemon(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {
   ctx.logger->info("stopDaemon requested");
@@ -152,6 +173,8 @@ void register_heap_methods(MethodTable& table) {
   table.add(methods::kUnloadHeap, Runs::kInline, run_unload_heap);
   table.add(methods::kListHeaps, Runs::kInline, run_list_heaps);
   table.add(methods::kStopDaemon, Runs::kInline, run_stop_daemon);
+  table.add(methods::kCacheList, Runs::kOnQueryPool, run_cache_list);
+  table.add(methods::kCacheClear, Runs::kOnQueryPool, run_cache_clear);
 }
 
 }  // namespace heapleak::daemon

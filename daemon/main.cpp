@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
   WorkerPool queries(options->sync ? 0 : 2);
   WorkerPool loads(options->sync ? 0 : 2);
   std::function<void()> request_stop = [] {};
-  DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }};
+  const HeapCache cache(CacheOptions{options->cache, options->cache_dir, options->cache_max_bytes});
+  DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }, cache};
   auto binder = std::make_shared<protocol::Binder>();
   register_all_methods(*binder, context);
 

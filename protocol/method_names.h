@@ -22,6 +22,10 @@ inline constexpr std::string_view kUnloadHeap = "unloadHeap";
 inline constexpr std::string_view kListHeaps = "listHeaps";
 inline constexpr std::string_view kStopDaemon = "stopDaemon";
 
+// The cache of parsed heaps (images reopened instead of parsing).
+inline constexpr std::string_view kCacheList = "cacheList";
+inline constexpr std::string_view kCacheClear = "cacheClear";
+
 // Queries.
 inline constexpr std::string_view kStats = "stats";
 inline constexpr std::string_view kRoot = "root";
@@ -46,7 +50,7 @@ inline constexpr std::array kAll = {
     kInitialize, kInitialized,  kShutdown,         kExit,          kCancelRequest, kProgress,
     kLoadHeap,   kUnloadHeap,   kListHeaps,        kStopDaemon,    kStats,         kRoot,
     kPathToRoot, kObject,       kReferrers,        kReferences,    kOwner,         kExplain,
-    kRetained,   kTopRetainers, kDuplicateStrings, kDominatorTree,
+    kRetained,   kTopRetainers, kDuplicateStrings, kDominatorTree, kCacheList,     kCacheClear,
 };
 
 }  // namespace heapleak::protocol::methods

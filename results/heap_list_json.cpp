@@ -26,6 +26,7 @@ json::object heap_list_json(const std::vector<NamedHeap>& heaps,
         {"residentBytes", entry.heap->bytes_used() + entry.heap->analyses_bytes_used()},
         {"analysisBytes", entry.heap->analyses_bytes_used()},
         {"loadSeconds", entry.heap->report().seconds},
+        {"cache", cache_use_name(entry.heap->report().cache)},
         {"traced", entry.heap->report().traced}});
   }
   json::array names;

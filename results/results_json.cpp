@@ -47,6 +47,7 @@ json::object heap_summary_json(const Heap& heap) {
       {"residentBytes", bytes},
       {"bytesPerObject", heap.size() == 0 ? 0.0 : static_cast<double>(bytes) / heap.size()},
       {"loadSeconds", report.seconds},
+      {"cache", cache_use_name(report.cache)},
       {"truncated", looks_truncated(report)},
       {"warnings", std::move(warnings)},
   };

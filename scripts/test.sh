@@ -34,4 +34,5 @@ ctest --preset dev "$@"
 echo "== fuzzing (bounded)"
 ./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}"
 
-HEAPLEAK_DAEMON="$PWD/build/dev/daemon/heapleakd" ./clients/vscode/test/run-all.sh
+# The editor tests, like CTest's, never read or fill the user's heap cache.
+HEAPLEAK_NO_CACHE=1 HEAPLEAK_DAEMON="$PWD/build/dev/daemon/heapleakd" ./clients/vscode/test/run-all.sh

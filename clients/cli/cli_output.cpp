@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+
+#include "core/cached_load.h"
 
 namespace heapleak::cli {
 
@@ -46,9 +49,42 @@ std::string to_json_text(const boost::json::value& value) {
   return boost::json::serialize(value) + "\n";
 }
 
+namespace {
+
+std::unique_ptr<HeapCache> cache;
+std::mutex pending_mutex;
+std::vector<PendingImage> pending;
+
+Result<std::shared_ptr<const Heap>> load_through_cache(const std::string& path,
+                                                       const LoadOptions& options) {
+  CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
+  if (loaded.pending) {
+    std::lock_guard lock(pending_mutex);
+    pending.push_back(std::move(*loaded.pending));
+  }
+  return std::move(loaded.heap);
+}
+
+}  // namespace
+
+void configure_cache(const CacheOptions& options) { cache = std::make_unique<HeapCache>(options); }
+
+const HeapCache& cli_cache() {
+  if (!cache) configure_cache({});
+  return *cache;
+}
+
+void write_pending_images() {
+  std::lock_guard lock(pending_mutex);
+  for (const auto& image : pending) {
+    if (auto warning = image.write()) std::cerr << "heapleak: warning: " << *warning << "\n";
+  }
+  pending.clear();
+}
+
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
                                            int& exit_code) {
-  auto heap = load_heap(path, options);
+  auto heap = load_through_cache(path, options);
   if (!heap) {
     exit_code = report_error(heap.error());
     return nullptr;
@@ -75,7 +111,7 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
   // fresh memory are slower when two threads fault at once; issue 15).
   std::vector<std::shared_ptr<const Heap>> heaps;
   for (std::size_t k = 0; k < paths.size(); ++k) {
-    auto heap = load_heap(paths[k], options[k]);
+    auto heap = load_through_cache(paths[k], options[k]);
     if (!heap) {
       if (exit_code == kExitOk) exit_code = report_error(heap.error());
       continue;

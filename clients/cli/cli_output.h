@@ -12,6 +12,7 @@
 #include "clients/cli/cli_args.h"
 #include "core/error.h"
 #include "core/heap.h"
+#include "core/heap_cache.h"
 #include "core/loader.h"
 #include "core/object_key.h"
 
@@ -39,6 +40,13 @@ std::string to_json_text(const boost::json::value& value);
 
 // `--by class|site|generation` (default class); throws UsageError.
 GroupBy group_by_option(const Args& args);
+
+// The heap cache every load goes through (set once by main from --no-cache,
+// --cache-dir, --cache-max-bytes and the environment), and the images of the
+// heaps parsed by this run, written by main after the answer is printed.
+void configure_cache(const CacheOptions& options);
+const HeapCache& cli_cache();
+void write_pending_images();
 
 // Loads several dumps one after the other (the peak holds one load's
 // transient arrays, not all of them), the k-th with options[k]; on the first

@@ -1,6 +1,7 @@
 // heapleak: the one-shot command. Loads dumps itself, answers one question,
 // exits; for many questions on the same dumps use heapleakd.
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,48 @@ usage:
       what the dump holds and what could not be read
   heapleak check A B [C] [--max-leaked-bytes SIZE] [--baseline FILE] [--format text|json|sarif|junit]
       the leak gate for CI: exit 5 on a new leak or over budget
+  heapleak cache list|clear [--json]
+      the cached images of parsed dumps (reopened without parsing), or delete them
+
+Every command that loads takes --no-cache, --cache-dir DIR (default
+$HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak)
+and --cache-max-bytes N (default 10 GiB; least recently used images go first).
 
 Dumps may be plain or gzipped. `heapleak COMMAND --help` tells more.
 Exit codes: 0 ok, 1 no answer, 2 usage error, 3 unreadable input, 4 unknown address,
 5 check: the leak gate failed.
 )";
+
+// Takes the cache flags out of `args` (every command accepts them).
+heapleak::CacheOptions cache_flags(std::vector<std::string>& args) {
+  heapleak::CacheOptions options;
+  for (std::size_t k = 0; k < args.size();) {
+    const std::string& arg = args[k];
+    auto value = [&](const std::string& flag) -> std::optional<std::string> {
+      if (arg.rfind(flag + "=", 0) == 0) {
+        std::string v = arg.substr(flag.size() + 1);
+        args.erase(args.begin() + k);
+        return v;
+      }
+      if (arg != flag) return std::nullopt;
+      if (k + 1 >= args.size()) throw heapleak::cli::UsageError{flag + " expects a value"};
+      std::string v = args[k + 1];
+      args.erase(args.begin() + k, args.begin() + k + 2);
+      return v;
+    };
+    if (arg == "--no-cache") {
+      options.enabled = false;
+      args.erase(args.begin() + k);
+    } else if (auto dir = value("--cache-dir")) {
+      options.dir = *dir;
+    } else if (auto max = value("--cache-max-bytes")) {
+      options.max_bytes = heapleak::cli::parse_count("--cache-max-bytes", *max);
+    } else {
+      ++k;
+    }
+  }
+  return options;
+}
 
 }  // namespace
 
@@ -47,6 +85,12 @@ int main(int argc, char** argv) {
   const std::string command = args.front();
   args.erase(args.begin());
   try {
+    heapleak::cli::configure_cache(cache_flags(args));
+    // Images of the dumps parsed are written once the answer is out.
+    struct WriteImages {
+      ~WriteImages() { write_pending_images(); }
+    } write_images;
+    if (command == "cache") return run_cache(args);
     if (command == "stats") return run_stats(args);
     if (command == "root") return run_root(args);
     if (command == "path") return run_path(args);

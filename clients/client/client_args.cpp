@@ -29,6 +29,7 @@ const std::vector<CommandSpec>& commands() {
       {"referrers", {"--offset", "--limit"}, {}, 2, 2},
       {"references", {"--offset", "--limit"}, {}, 2, 2},
       {"stop", {}, {}, 0, 0},
+      {"cache", {}, {}, 1, 1},
       {"rpc", {}, {"--notifications"}, 0, 1},
   };
   return specs;

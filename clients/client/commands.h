@@ -11,6 +11,7 @@ int run_load(CommandContext& ctx);  // heap_commands.cpp
 int run_list(CommandContext& ctx);
 int run_unload(CommandContext& ctx);
 int run_stop(CommandContext& ctx);
+int run_cache(CommandContext& ctx);
 int run_stats(CommandContext& ctx);  // analysis_commands.cpp
 int run_root(CommandContext& ctx);
 int run_path(CommandContext& ctx);

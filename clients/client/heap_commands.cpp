@@ -97,6 +97,47 @@ int run_unload(CommandContext& ctx) {
   return kExitOk;
 }
 
+int run_cache(CommandContext& ctx) {
+  const std::string what = ctx.args().positionals.at(0);
+  if (what != "list" && what != "clear")
+    throw ClientError{kExitUsage, "cache expects list or clear, got '" + what + "'"};
+  const json::value result =
+      ctx.rpc().call_or_throw(what == "list" ? "cacheList" : "cacheClear", json::object{});
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  if (what == "clear") {
+    std::cout << "deleted " << num(result, "images") << " image(s), "
+              << human_bytes(static_cast<double>(num(result, "bytes"))) << ", from "
+              << str(result, "dir") << "\n";
+    return kExitOk;
+  }
+  std::cout << str(result, "dir") << ": "
+            << human_bytes(static_cast<double>(num(result, "totalBytes"))) << " of "
+            << human_bytes(static_cast<double>(num(result, "maxBytes")))
+            << (flag(result, "enabled") ? "" : " (cache off)") << "\n";
+  const json::value* images = member(result, "images");
+  if (!images || !images->is_array() || images->as_array().empty()) {
+    std::cout << "no images\n";
+    return kExitOk;
+  }
+  Table table({{"LAST USED", false, false, ""},
+               {"SIZE", true, false, ""},
+               {"OBJECTS", true, false, ""},
+               {"MODE", false, false, ""},
+               {"DUMP", false, true, ""}});
+  for (const auto& image : images->as_array()) {
+    const bool readable = flag(image, "readable");
+    table.add({str(image, "lastUsed"), human_bytes(static_cast<double>(num(image, "bytes"))),
+               readable ? grouped(num(image, "objects")) : "-",
+               readable ? str(image, "mode") : "unreadable",
+               readable ? str(image, "dump") : str(image, "image")});
+  }
+  table.print(std::cout, ctx.term());
+  return kExitOk;
+}
+
 int run_stop(CommandContext& ctx) {
   RpcClient* rpc = ctx.rpc_if_running();
   if (!rpc) {

@@ -24,6 +24,7 @@ Runner runner_for(const std::string& command) {
       {"list", run_list},
       {"unload", run_unload},
       {"stop", run_stop},
+      {"cache", run_cache},
       {"stats", run_stats},
       {"root", run_root},
       {"path", run_path},

@@ -136,6 +136,13 @@ The objects that reference ADDR, a page at a time (default: the first 100).
 
 The objects ADDR references, a page at a time (default: the first 100).
 )"},
+      {"cache", R"(usage: heapleak-client cache list|clear [--json]
+
+The daemon's cache of parsed dumps: images it reopens instead of parsing
+(`heapleakd --cache-dir`, default $XDG_CACHE_HOME/heapleak). `list` shows
+each image's dump, load mode, size, last use and objects, most recent first;
+`clear` deletes them all (the next load of each dump parses it again).
+)"},
       {"stop", R"(usage: heapleak-client stop [--socket PATH] [--json]
 
 Stops the resident daemon (stopDaemon); every client's heaps go with it.
@@ -178,6 +185,7 @@ usage: heapleak-client COMMAND [ARGS] [options]
   referrers HEAP ADDR            who references the object (paged)
   references HEAP ADDR           what the object references (paged)
   stop                           stop the resident daemon
+  cache list|clear               the daemon's cache of parsed dumps, or delete it
   rpc [FILE|-]                   a scripted JSON-RPC session, responses as JSON lines
 
 HEAP is a heap id (h1), a name, or a dump path (loaded on first use).

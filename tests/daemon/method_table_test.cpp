@@ -19,7 +19,8 @@ std::set<std::string> registered_names() {
   HeapStore store(0);
   WorkerPool loads(0);
   WorkerPool queries(0);
-  DaemonContext ctx{store, loads, queries, nullptr, [] {}};
+  const HeapCache cache({false, {}, 0});
+  DaemonContext ctx{store, loads, queries, nullptr, [] {}, cache};
   protocol::Binder binder;
   register_all_methods(binder, ctx);
   const auto names = binder.request_methods();
@@ -34,14 +35,15 @@ TEST_CASE("the daemon registers exactly the protocol's methods", "[daemon][metho
     const auto& owned = protocol::methods::kSessionOwned;
     if (std::find(owned.begin(), owned.end(), name) == owned.end()) expected.emplace(name);
   }
-  CHECK(expected.size() == 16);  // 15 + dominatorTree (issue 16)
+  CHECK(expected.size() == 18);  // 15 + dominatorTree (issue 16) + cacheList, cacheClear (issue 15)
   CHECK(registered_names() == expected);
 }
 
 TEST_CASE("a load method must return a LoadJob", "[daemon][methods]") {
   HeapStore store(0);
   WorkerPool pool(0);
-  DaemonContext ctx{store, pool, pool, nullptr, [] {}};
+  const HeapCache cache({false, {}, 0});
+  DaemonContext ctx{store, pool, pool, nullptr, [] {}, cache};
   protocol::Binder binder;
   MethodTable table(binder, ctx);
   RunFn<protocol::NoParams, boost::json::value> cheap =

@@ -1,0 +1,80 @@
+// The cache directory of parsed heaps: one image per dump path and load mode
+// (core/heap_image_*.h), found by the dump's key, touched when used, evicted
+// least recently used first past a size cap, listed and cleared on request.
+// Failing to cache never fails a load: it becomes a warning.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/heap.h"
+#include "core/heap_image_meta.h"
+#include "core/load_mode.h"
+
+namespace heapleak {
+
+struct CacheOptions {
+  bool enabled = true;
+  std::string dir;  // empty: default_cache_dir()
+  std::uint64_t max_bytes = std::uint64_t{10} << 30;
+};
+
+// $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak;
+// empty when none can be found (the cache is then off). HEAPLEAK_NO_CACHE=1
+// turns the cache off unless CacheOptions::dir names a directory.
+std::string default_cache_dir();
+
+// One image, for `cache list`.
+struct CacheEntry {
+  std::string image_path;
+  std::string dump_path;  // as keyed: canonical
+  LoadMode mode = LoadMode::kFull;
+  std::uint64_t bytes = 0;
+  std::int64_t last_used = 0;  // seconds since the epoch (the image's mtime)
+  std::uint64_t objects = 0;
+  bool readable = true;  // false: damaged or of another version (rebuilt on next use)
+};
+
+struct CacheLookup {
+  std::shared_ptr<const Heap> heap;  // set on a hit
+  CacheUse use = CacheUse::kOff;     // kHit, or what a load should report: kMiss/kRebuilt/kOff
+  std::vector<std::string> warnings;
+  std::optional<image::ImageKey> key;  // set when an image may be written after the load
+};
+
+class HeapCache {
+ public:
+  explicit HeapCache(CacheOptions options);
+
+  bool enabled() const { return options_.enabled; }
+  const std::string& dir() const { return options_.dir; }
+  std::uint64_t max_bytes() const { return options_.max_bytes; }
+
+  // Maps the image of `path` loaded in `mode` (a full image also serves an
+  // identity-only load). Images found stale, corrupt, truncated or of
+  // another version are deleted and named in `warnings`.
+  CacheLookup lookup(const std::string& path, LoadMode mode) const;
+
+  // Writes the image of a heap parsed under `key` (if the dump is still that
+  // file), then evicts past the cap. A warning for people when it could not.
+  std::optional<std::string> store(const Heap& heap, const image::ImageKey& key) const;
+
+  std::vector<CacheEntry> list() const;  // most recently used first
+  struct Cleared {
+    std::size_t images = 0;
+    std::uint64_t bytes = 0;
+  };
+  Cleared clear() const;
+  // Deletes least recently used images until the total is within the cap.
+  void evict() const;
+
+  std::string image_path(const std::string& canonical_dump, LoadMode mode) const;
+
+ private:
+  CacheOptions options_;
+};
+
+}  // namespace heapleak

@@ -1,0 +1,54 @@
+// Opens a cache image as a Heap without parsing or copying: the file is
+// mapped read-only and every column and the string pool view the mapping
+// (the pages come from the page cache or disk, and are shared by every
+// process that maps the image). The image is checked before it is trusted:
+// magic, format version and struct layout, the section table's checksum, the
+// key (the dump is the same file, unchanged, and the load mode fits), and the
+// XXH64 of every section's payload.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/heap.h"
+#include "core/heap_image_meta.h"
+
+namespace heapleak::image {
+
+enum class ImageProblem {
+  kNone,       // opened
+  kMissing,    // no image at that path
+  kWrongMode,  // an identity-only image, a full load wanted: not used, kept
+  kStale,      // written for another file or an earlier version of the dump
+  kVersion,    // written by another image format version or struct layout
+  kTruncated,  // shorter than its header says
+  kCorrupt,    // bad magic, checksum or structure
+};
+
+struct OpenedImage {
+  std::shared_ptr<const Heap> heap;  // set when problem == kNone
+  ImageProblem problem = ImageProblem::kMissing;
+  std::string why;  // for people, when problem is not kNone
+};
+
+// `expected` is the dump as it is now; a full image serves an identity-only
+// load, not the reverse. The heap's report carries the image's load report
+// (path and cache fields are the caller's to set).
+// `finish` completes the report before the heap is made (the caller's path,
+// cache use and timing).
+OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expected,
+                            const std::function<void(LoadReport&)>& finish = {});
+
+// What `cache list` shows: the key and counts from the header and meta
+// section only (checked by their checksums, the payload is not read).
+struct ImageSummary {
+  ImageKey key;
+  std::uint64_t objects = 0;
+  std::uint64_t image_bytes = 0;
+};
+std::optional<ImageSummary> peek_heap_image(const std::string& image_path);
+
+}  // namespace heapleak::image

@@ -1,0 +1,20 @@
+// Writes a parsed heap as a cache image (layout: core/heap_image_format.h):
+// every column of for_each_column, the string pool, the roots, the load
+// report and the gzip access points. The image is written to a temporary
+// file next to `image_path` and renamed into place, so a reader sees the old
+// image, the new one or none, never half of one.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/heap.h"
+#include "core/heap_image_meta.h"
+
+namespace heapleak::image {
+
+// Nothing on success, else why not (the temporary file is removed).
+std::optional<std::string> write_heap_image(const Heap& heap, const ImageKey& key,
+                                            const std::string& image_path);
+
+}  // namespace heapleak::image

@@ -1,0 +1,375 @@
+// The cache of parsed heaps: an image reopens as the same heap (every
+// accessor equal), and an image that is damaged, cut, of another version or
+// of a dump changed since is never trusted: it is deleted and rebuilt with a
+// warning. Eviction removes the least recently used images first.
+#include "core/heap_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "core/cached_load.h"
+#include "core/checksum.h"
+#include "core/dominators.h"
+#include "core/heap_image_format.h"
+#include "core/load_warnings.h"
+#include "tests/core/test_dump.h"
+
+using namespace heapleak;
+using namespace heapleak::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(HEAPLEAK_TEST_DATA_DIR) + "/" + name;
+}
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/heapleak-cache-test-XXXXXX";
+    path_ = ::mkdtemp(name);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Loads through the cache and writes the image of a miss at once, as the CLI does.
+std::shared_ptr<const Heap> cached_load(const HeapCache& cache, const std::string& path,
+                                        LoadMode mode = LoadMode::kFull) {
+  LoadOptions options;
+  options.mode = mode;
+  CachedLoad loaded = load_heap_cached(&cache, path, options);
+  REQUIRE(loaded.heap);
+  if (loaded.pending) REQUIRE_FALSE(loaded.pending->write());
+  return *loaded.heap;
+}
+
+std::vector<std::string> images_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& item : fs::directory_iterator(dir)) {
+    names.push_back(item.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string only_image(const std::string& dir) {
+  auto names = images_in(dir);
+  REQUIRE(names.size() == 1);
+  return dir + "/" + names[0];
+}
+
+// `same_file`: both were read from one file, unchanged (not so after a rebuild).
+void require_same_heap(const Heap& a, const Heap& b, bool same_file = true) {
+  REQUIRE(a.size() == b.size());
+  for (ObjectIndex i = 0; i < a.size(); ++i) {
+    INFO("object " << i);
+    REQUIRE(a.address(i) == b.address(i));
+    REQUIRE(a.type(i) == b.type(i));
+    REQUIRE(a.class_index(i) == b.class_index(i));
+    REQUIRE(a.class_name(i) == b.class_name(i));
+    REQUIRE(a.own_name(i) == b.own_name(i));
+    REQUIRE(a.memsize(i) == b.memsize(i));
+    REQUIRE(a.value_hash(i) == b.value_hash(i));
+    REQUIRE(a.first_ref(i) == b.first_ref(i));
+    REQUIRE(a.line_offset(i) == b.line_offset(i));
+    REQUIRE(a.length(i) == b.length(i));
+    REQUIRE(a.file(i) == b.file(i));
+    REQUIRE(a.line(i) == b.line(i));
+    REQUIRE(a.method(i) == b.method(i));
+    REQUIRE(a.generation(i) == b.generation(i));
+    auto ra = a.references(i), rb = b.references(i);
+    REQUIRE(std::vector<ObjectIndex>(ra.begin(), ra.end()) ==
+            std::vector<ObjectIndex>(rb.begin(), rb.end()));
+    auto ia = a.referrers(i), ib = b.referrers(i);
+    REQUIRE(std::vector<ObjectIndex>(ia.begin(), ia.end()) ==
+            std::vector<ObjectIndex>(ib.begin(), ib.end()));
+  }
+  REQUIRE(a.has_edges() == b.has_edges());
+  REQUIRE(a.has_allocation_info() == b.has_allocation_info());
+  REQUIRE(a.roots().size() == b.roots().size());
+  for (std::size_t k = 0; k < a.roots().size(); ++k) {
+    CHECK(a.roots()[k].name == b.roots()[k].name);
+    CHECK(a.roots()[k].targets == b.roots()[k].targets);
+  }
+  const LoadReport &x = a.report(), &y = b.report();
+  CHECK(x.path == y.path);
+  CHECK(x.gzip == y.gzip);
+  CHECK(x.file_bytes == y.file_bytes);
+  CHECK(x.stream_bytes == y.stream_bytes);
+  CHECK(x.lines == y.lines);
+  CHECK(x.objects == y.objects);
+  CHECK(x.root_records == y.root_records);
+  CHECK(x.shapes == y.shapes);
+  CHECK(x.broken_lines == y.broken_lines);
+  CHECK(x.first_broken_lines == y.first_broken_lines);
+  CHECK(x.first_broken_reasons == y.first_broken_reasons);
+  CHECK(x.duplicate_addresses == y.duplicate_addresses);
+  CHECK(x.missing_references == y.missing_references);
+  CHECK(x.references == y.references);
+  CHECK(x.traced == y.traced);
+  CHECK(x.edges_built == y.edges_built);
+  CHECK(x.ends_mid_line == y.ends_mid_line);
+  CHECK(x.gzip_truncated == y.gzip_truncated);
+  CHECK(x.long_lines == y.long_lines);
+  if (same_file) CHECK(x.identity == y.identity);
+  CHECK(a.bytes_used() == b.bytes_used());
+  REQUIRE((a.gzip_index() == nullptr) == (b.gzip_index() == nullptr));
+  if (a.gzip_index()) {
+    REQUIRE(a.gzip_index()->points.size() == b.gzip_index()->points.size());
+    for (std::size_t k = 0; k < a.gzip_index()->points.size(); ++k) {
+      const auto &p = a.gzip_index()->points[k], &q = b.gzip_index()->points[k];
+      CHECK(p.out == q.out);
+      CHECK(p.in == q.in);
+      CHECK(p.bits == q.bits);
+      CHECK(p.window == q.window);
+    }
+  }
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
+
+void write_byte(const std::string& path, std::uint64_t offset, char byte) {
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  REQUIRE(fd >= 0);
+  REQUIRE(::pwrite(fd, &byte, 1, static_cast<off_t>(offset)) == 1);
+  ::close(fd);
+}
+
+char read_byte(const std::string& path, std::uint64_t offset) {
+  char byte = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  REQUIRE(::pread(fd, &byte, 1, static_cast<off_t>(offset)) == 1);
+  ::close(fd);
+  return byte;
+}
+
+// Reloads through the cache and requires a rebuild whose warning says `why`.
+void require_rebuilt(const HeapCache& cache, const std::string& dump, const Heap& parsed,
+                     const std::string& why) {
+  CachedLoad again = load_heap_cached(&cache, dump);
+  REQUIRE(again.heap);
+  const LoadReport& report = (*again.heap)->report();
+  CHECK(report.cache == CacheUse::kRebuilt);
+  REQUIRE(report.cache_warnings.size() == 1);
+  CHECK_THAT(report.cache_warnings[0], Catch::Contains(why));
+  auto warnings = load_warnings(report);
+  CHECK(std::find(warnings.begin(), warnings.end(), report.cache_warnings[0]) != warnings.end());
+  require_same_heap(parsed, **again.heap, /*same_file=*/false);
+  // Rebuilt: the new image is written, and then reopened.
+  REQUIRE(again.pending);
+  REQUIRE_FALSE(again.pending->write());
+  CHECK(cached_load(cache, dump)->report().cache == CacheUse::kHit);
+}
+
+}  // namespace
+
+TEST_CASE("xxh64 gives the reference values", "[cache]") {
+  CHECK(xxh64("", 0) == 0xEF46DB3751D8E999ULL);
+  CHECK(xxh64("abc", 3) == 0x44BC2CF5AD770999ULL);
+}
+
+TEST_CASE("an image reopens as the same heap: every accessor, the report, roots, gzip index",
+          "[cache]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  for (const char* name :
+       {"heapy/my_dump_1.json.gz", "heap-profiler/ruby-3.2-partial-retained.heap",
+        "rbheap-3dump/heap2.jsonl.gz"}) {
+    INFO(name);
+    const std::string dump = dir / fs::path(name).filename().string();
+    copy_file(fixture(name), dump);
+    auto parsed = cached_load(cache, dump);
+    CHECK(parsed->report().cache == CacheUse::kMiss);
+    auto mapped = cached_load(cache, dump);
+    CHECK(mapped->report().cache == CacheUse::kHit);
+    CHECK(mapped->report().cache_warnings.empty());
+    require_same_heap(*parsed, *mapped);
+    // Analyses run on the mapped columns alike.
+    for (ObjectIndex i = 0; i < parsed->size(); i += 97) {
+      CHECK(parsed->dominators().retained(i) == mapped->dominators().retained(i));
+    }
+  }
+  // One image per dump, listed with what it holds.
+  const auto listed = cache.list();
+  REQUIRE(listed.size() == 3);
+  for (const auto& entry : listed) {
+    CHECK(entry.readable);
+    CHECK(entry.objects > 0);
+    CHECK(entry.mode == LoadMode::kFull);
+    CHECK(fs::path(entry.dump_path).parent_path() == fs::canonical(dir.path()));
+  }
+  const auto cleared = cache.clear();
+  CHECK(cleared.images == 3);
+  CHECK(cache.list().empty());
+}
+
+TEST_CASE("a heap with broken lines and no tracing round-trips with its report", "[cache]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "broken.json";
+  std::ofstream(dump) << join_lines({root_line("vm", {"0x100"}), class_line("0x10", "Foo"),
+                                     object_line({"0x100", "ARRAY", "", {"0x200", "0x999"}}),
+                                     "garbage", object_line({"0x200", "OBJECT", "0x10", {}})})
+                      << R"({"address":"0x300", "type":"OBJ)";
+  auto parsed = cached_load(cache, dump);
+  auto mapped = cached_load(cache, dump);
+  CHECK(mapped->report().cache == CacheUse::kHit);
+  CHECK(mapped->report().ends_mid_line);
+  CHECK(mapped->report().broken_lines == 2);
+  require_same_heap(*parsed, *mapped);
+  CHECK(load_warnings(parsed->report()) == load_warnings(mapped->report()));
+}
+
+TEST_CASE("a damaged, cut, foreign-version or stale image is deleted and rebuilt with a warning",
+          "[cache]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto parsed = cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  const auto size = fs::file_size(image);
+
+  SECTION("a flipped byte in a column") {
+    write_byte(image, size - 100, static_cast<char>(read_byte(image, size - 100) ^ 0x40));
+    require_rebuilt(cache, dump, *parsed, "corrupt (checksum mismatch in section");
+  }
+  SECTION("a flipped byte in the section table") {
+    write_byte(image, sizeof(image::Header) + 40,
+               static_cast<char>(read_byte(image, sizeof(image::Header) + 40) ^ 1));
+    require_rebuilt(cache, dump, *parsed, "corrupt (checksum mismatch in its header)");
+  }
+  SECTION("a truncated file") {
+    fs::resize_file(image, size / 2);
+    require_rebuilt(cache, dump, *parsed, "truncated");
+  }
+  SECTION("an empty file") {
+    fs::resize_file(image, 0);
+    require_rebuilt(cache, dump, *parsed, "truncated");
+  }
+  SECTION("another format version") {
+    write_byte(image, offsetof(image::Header, format_version),
+               static_cast<char>(kHeapImageVersion + 1));
+    require_rebuilt(cache, dump, *parsed, "of another version");
+  }
+  SECTION("the dump rewritten: touched") {
+    ::utimensat(AT_FDCWD, dump.c_str(), nullptr, 0);
+    struct timespec later[2] = {{0, UTIME_OMIT}, {::time(nullptr) + 5, 0}};
+    ::utimensat(AT_FDCWD, dump.c_str(), later, 0);
+    require_rebuilt(cache, dump, *parsed, "stale");
+  }
+  SECTION("the dump rewritten in place, same size, mtime restored: the head hash differs") {
+    struct stat before {};
+    ::stat(dump.c_str(), &before);
+    // gzip header byte 4-7 is the mtime field: changing it keeps the data valid.
+    write_byte(dump, 4, static_cast<char>(read_byte(dump, 4) ^ 1));
+    struct timespec same[2] = {before.st_atim, before.st_mtim};
+    ::utimensat(AT_FDCWD, dump.c_str(), same, 0);
+    require_rebuilt(cache, dump, *parsed, "stale");
+  }
+  SECTION("a dump replaced by another file (new inode)") {
+    const std::string other = dir / "other";
+    copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), other);
+    fs::rename(other, dump);
+    require_rebuilt(cache, dump, *parsed, "stale");
+  }
+}
+
+TEST_CASE("a full image serves an identity-only load, not the reverse", "[cache]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap1.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap1.jsonl.gz"), dump);
+  auto identity = cached_load(cache, dump, LoadMode::kIdentityOnly);
+  CHECK(identity->report().cache == CacheUse::kMiss);
+  CHECK(cached_load(cache, dump, LoadMode::kIdentityOnly)->report().cache == CacheUse::kHit);
+  CHECK_FALSE(identity->has_edges());
+  // A full load cannot use the identity-only image: it parses (a miss, no
+  // warning), and its full image replaces the identity-only one.
+  auto full = cached_load(cache, dump, LoadMode::kFull);
+  CHECK(full->report().cache == CacheUse::kMiss);
+  CHECK(full->report().cache_warnings.empty());
+  CHECK(full->has_edges());
+  REQUIRE(images_in(dir / "cache").size() == 1);
+  auto served = cached_load(cache, dump, LoadMode::kIdentityOnly);
+  CHECK(served->report().cache == CacheUse::kHit);
+  CHECK(served->has_edges());
+  CHECK(served->size() == identity->size());
+}
+
+TEST_CASE("least recently used images are evicted first past the cap", "[cache]") {
+  TempDir dir;
+  const std::string cache_dir = dir / "cache";
+  const char* names[] = {"heap1.jsonl.gz", "heap2.jsonl.gz", "heap3.jsonl.gz"};
+  std::uint64_t image_bytes = 0;
+  {
+    const HeapCache unbounded({true, cache_dir, std::uint64_t{1} << 30});
+    for (const char* name : names) {
+      copy_file(fixture(std::string("rbheap-3dump/") + name), dir / name);
+      cached_load(unbounded, dir / name);
+    }
+    // Last used: heap2 long ago, heap1 later, heap3 most recently.
+    const time_t now = ::time(nullptr);
+    const time_t used[] = {now - 200, now - 300, now - 100};
+    for (int k = 0; k < 3; ++k) {
+      const std::string image =
+          unbounded.image_path(fs::canonical(dir / names[k]), LoadMode::kFull);
+      struct timespec times[2] = {{used[k], 0}, {used[k], 0}};
+      REQUIRE(::utimensat(AT_FDCWD, image.c_str(), times, 0) == 0);
+      image_bytes = std::max<std::uint64_t>(image_bytes, fs::file_size(image));
+    }
+    REQUIRE(unbounded.list().size() == 3);
+    CHECK(fs::path(unbounded.list().front().dump_path).filename() == "heap3.jsonl.gz");
+  }
+  // Room for two: heap2 (least recently used) goes.
+  const HeapCache capped({true, cache_dir, image_bytes * 2 + image_bytes / 2});
+  capped.evict();
+  auto left = capped.list();
+  REQUIRE(left.size() == 2);
+  CHECK(fs::path(left[0].dump_path).filename() == "heap3.jsonl.gz");
+  CHECK(fs::path(left[1].dump_path).filename() == "heap1.jsonl.gz");
+  // Using heap1 makes it the most recent: heap3 goes next.
+  CHECK(cached_load(capped, dir / "heap1.jsonl.gz")->report().cache == CacheUse::kHit);
+  const HeapCache one({true, cache_dir, image_bytes + image_bytes / 4});
+  one.evict();
+  left = one.list();
+  REQUIRE(left.size() == 1);
+  CHECK(fs::path(left[0].dump_path).filename() == "heap1.jsonl.gz");
+}
+
+TEST_CASE("an unwritable cache directory is a warning, never a failed load", "[cache]") {
+  TempDir dir;
+  const std::string file = dir / "a-file";
+  std::ofstream(file) << "not a directory";
+  const HeapCache cache({true, file + "/cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap1.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap1.jsonl.gz"), dump);
+  CachedLoad loaded = load_heap_cached(&cache, dump);
+  REQUIRE(loaded.heap);
+  CHECK((*loaded.heap)->size() > 0);
+  CHECK_FALSE(loaded.pending);
+  REQUIRE((*loaded.heap)->report().cache_warnings.size() == 1);
+  CHECK_THAT((*loaded.heap)->report().cache_warnings[0], Catch::Contains("is not writable"));
+}
+
+TEST_CASE("with the cache off, loads parse and say so", "[cache]") {
+  TempDir dir;
+  const HeapCache cache({false, dir / "cache", std::uint64_t{1} << 30});
+  auto heap = cached_load(cache, fixture("rbheap-3dump/heap1.jsonl.gz"));
+  CHECK(heap->report().cache == CacheUse::kOff);
+  CHECK_FALSE(fs::exists(dir / "cache"));
+}

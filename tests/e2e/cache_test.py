@@ -1,0 +1,142 @@
+"""The cache of parsed heaps, end to end: the one-shot CLI run twice says
+miss then hit and prints byte-identical --json answers; a damaged image is
+rebuilt with a warning; `heapleak cache list|clear`; a restarted daemon is
+warm (loadHeap says hit and answers the same).
+
+usage: cache_test.py HEAPLEAK HEAPLEAKD HEAPLEAK_CLIENT FIXTURES
+Every run uses a cache directory of its own (the suite's default is off)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from heapleakd import Daemon, check, wait_until  # noqa: E402
+
+HEAPLEAK, HEAPLEAKD, CLIENT, FIXTURES = sys.argv[1:5]
+
+
+def run(args, cache_dir, env=None):
+    out = subprocess.run([HEAPLEAK] + args + ["--cache-dir", cache_dir], capture_output=True,
+                         text=True, timeout=120, env=env)
+    check(out.returncode == 0, f"heapleak {args}: exit {out.returncode}: {out.stderr}")
+    return out
+
+
+def cli_twice(work):
+    cache = os.path.join(work, "cache")
+    dumps = [os.path.join(work, f"heap{k}.jsonl.gz") for k in (1, 2, 3)]
+    info = [json.loads(run(["info", dumps[1], "--json"], cache).stdout) for _ in range(2)]
+    check(info[0]["cache"] == "miss" and info[1]["cache"] == "hit", f"info: {info}")
+    for key in ("objects", "references", "missingReferences", "roots", "residentBytes", "warnings"):
+        check(info[0][key] == info[1][key], f"info {key}: {info[0][key]} != {info[1][key]}")
+    for command in (["explain"], ["stats"], ["stats", "--by", "generation"]):
+        first = run(command + dumps + ["--json"], cache)
+        second = run(command + dumps + ["--json"], cache)
+        check(first.stdout == second.stdout, f"{command}: the warm answer differs from the cold one")
+        check(first.stdout == run(command + dumps + ["--json", "--no-cache"], cache).stdout,
+              f"{command}: the cached answer differs from --no-cache's")
+    # explain loads B in full and A, C identity-only: three images, listed.
+    listed = json.loads(run(["cache", "list", "--json"], cache).stdout)
+    check(listed["dir"] == cache and len(listed["images"]) == 3, f"cache list: {listed}")
+    by_dump = {os.path.basename(i["dump"]): i for i in listed["images"]}
+    check(by_dump["heap2.jsonl.gz"]["mode"] == "full", f"B's image: {by_dump}")
+    check(by_dump["heap2.jsonl.gz"]["objects"] == info[0]["objects"], f"objects: {by_dump}")
+    text = run(["cache", "list"], cache).stdout
+    check("3 images" in text and "heap2.jsonl.gz" in text, f"cache list text: {text}")
+
+    # A damaged image: ignored, deleted, rebuilt, with a warning on stderr.
+    image = by_dump["heap2.jsonl.gz"]["image"]
+    with open(image, "r+b") as f:
+        f.seek(os.path.getsize(image) - 64)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    rebuilt = run(["info", dumps[1], "--json"], cache)
+    summary = json.loads(rebuilt.stdout)
+    check(summary["cache"] == "rebuilt", f"damaged image: {summary['cache']}")
+    check("heapleak: warning: cache: the image of" in rebuilt.stderr and "corrupt" in rebuilt.stderr,
+          f"damaged image warning: {rebuilt.stderr}")
+    check(summary["objects"] == info[0]["objects"], "the rebuilt heap differs")
+    check(json.loads(run(["info", dumps[1], "--json"], cache).stdout)["cache"] == "hit",
+          "the rebuilt image is not reused")
+
+    # The environment names the directory too; --no-cache leaves it alone.
+    env = dict(os.environ, HEAPLEAK_CACHE_DIR=os.path.join(work, "env-cache"))
+    env.pop("HEAPLEAK_NO_CACHE", None)
+    out = subprocess.run([HEAPLEAK, "info", dumps[0], "--json"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    check(json.loads(out.stdout)["cache"] == "miss", f"HEAPLEAK_CACHE_DIR: {out.stdout}")
+    check(len(os.listdir(env["HEAPLEAK_CACHE_DIR"])) == 1, "HEAPLEAK_CACHE_DIR holds no image")
+    out = subprocess.run([HEAPLEAK, "info", dumps[0], "--json", "--no-cache"], capture_output=True,
+                         text=True, env=env, timeout=120)
+    check(json.loads(out.stdout)["cache"] == "off", f"--no-cache: {out.stdout}")
+
+    cleared = json.loads(run(["cache", "clear", "--json"], cache).stdout)
+    check(cleared["images"] == 3, f"cache clear: {cleared}")
+    check(json.loads(run(["cache", "list", "--json"], cache).stdout)["images"] == [], "not cleared")
+
+
+def daemon_load(cache, dump):
+    with Daemon([HEAPLEAKD, "--stdio", "--cache-dir", cache], stdio=True,
+                log_path=os.path.join(os.path.dirname(cache), f"d-{time.monotonic_ns()}.log")) as d:
+        peer = d.stdio_peer()
+        peer.initialize()
+        loaded = peer.result("loadHeap", {"path": dump, "name": "B"})
+        stats = peer.result("stats", {"baseline": "B", "target": "B"})
+        top = peer.result("topRetainers", {"heap": "B", "limit": 5})
+        # The image is written on the load pool after the answer: wait for it.
+        wait_until(lambda: len(peer.result("cacheList")["images"]) == 1, what="the image written")
+        listed = peer.result("listHeaps")
+        d.stop()
+        return loaded, stats, top, listed
+
+
+def daemon_restart(work):
+    cache = os.path.join(work, "daemon-cache")
+    dump = os.path.join(work, "heap2.jsonl.gz")
+    cold = daemon_load(cache, dump)
+    warm = daemon_load(cache, dump)
+    check(cold[0]["cache"] == "miss" and warm[0]["cache"] == "hit",
+          f"restarted daemon: {cold[0]['cache']} then {warm[0]['cache']}")
+    check(warm[3]["heaps"][0]["cache"] == "hit", f"listHeaps: {warm[3]}")
+    for key in ("objects", "references", "missingReferences", "roots", "warnings"):
+        check(cold[0][key] == warm[0][key], f"loadHeap {key} differs")
+    check(cold[1] == warm[1], "stats differs on the warm daemon")
+    check(cold[2] == warm[2], "topRetainers differs on the warm daemon")
+
+    # heapleak-client asks its daemon (here a private --spawn one, whose cache
+    # directory comes from the environment).
+    env = dict(os.environ, HEAPLEAK_CACHE_DIR=cache)
+    env.pop("HEAPLEAK_NO_CACHE", None)
+
+    def client(*args):
+        out = subprocess.run([CLIENT, "--spawn", "cache"] + list(args), capture_output=True,
+                             text=True, env=env, timeout=120)
+        check(out.returncode == 0, f"heapleak-client cache {args}: {out.returncode} {out.stderr}")
+        return out.stdout
+    listed = json.loads(client("list", "--json"))
+    check([os.path.basename(i["dump"]) for i in listed["images"]] == ["heap2.jsonl.gz"],
+          f"heapleak-client cache list: {listed}")
+    check("heap2.jsonl.gz" in client("list"), "heapleak-client cache list (table)")
+    check("deleted 1 image" in client("clear"), "heapleak-client cache clear")
+    check(json.loads(client("list", "--json"))["images"] == [], "heapleak-client: not cleared")
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="heapleak-cache-e2e-")
+    try:
+        for k in (1, 2, 3):
+            shutil.copy(os.path.join(FIXTURES, "rbheap-3dump", f"heap{k}.jsonl.gz"), work)
+        cli_twice(work)
+        daemon_restart(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("cache e2e: ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -80,7 +80,9 @@ struct LoadReport {
 // for_each_column below: a new column is one line there, and any change to
 // the columns (added, removed, retyped, new meaning) must bump
 // kHeapImageVersion so images written before are rebuilt, never misread.
-inline constexpr std::uint32_t kHeapImageVersion = 1;
+// Members that are not Columns (roots, shapes, names, gzip_index) have their
+// own sections in core/heap_image_writer.cpp.
+inline constexpr std::uint32_t kHeapImageVersion = 2;  // 2: the shape table
 
 struct HeapColumns {
   Column<Address> address;

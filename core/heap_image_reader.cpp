@@ -125,6 +125,33 @@ bool consistent(const HeapColumns& c, const LoadReport& report) {
   return true;
 }
 
+// The shape table, copied out of its three sections (it is small). An image
+// without them is an image of a dump without SHAPE records. Every name must
+// be a string of the image's pool, since ivar naming looks them up.
+bool read_shapes(const std::vector<Section>& table, const Mapping& mapping, std::size_t names,
+                 ShapeTable& shapes) {
+  const Section* parent = find(table, "shapes.parent");
+  const Section* kind = find(table, "shapes.kind");
+  const Section* edge_name = find(table, "shapes.edge_name");
+  if (parent == nullptr || kind == nullptr || edge_name == nullptr) return false;
+  const std::size_t count = kind->bytes;
+  if (parent->bytes != count * 4 || edge_name->bytes != count * 4) return false;
+  if (count > ShapeTable::kMaxShapeId + 1) return false;
+  shapes.parent.resize(count);
+  shapes.kind.resize(count);
+  shapes.edge_name.resize(count);
+  if (count == 0) return true;
+  std::memcpy(shapes.parent.data(), mapping.at(parent->offset), count * 4);
+  std::memcpy(shapes.kind.data(), mapping.at(kind->offset), count);
+  std::memcpy(shapes.edge_name.data(), mapping.at(edge_name->offset), count * 4);
+  for (std::size_t id = 0; id < count; ++id) {
+    if (static_cast<std::uint8_t>(shapes.kind[id]) > static_cast<std::uint8_t>(ShapeKind::kOther))
+      return false;
+    if (shapes.edge_name[id] >= names) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expected,
@@ -207,6 +234,8 @@ OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expec
       return problem(ImageProblem::kCorrupt, "its gzip index does not decode");
     columns.gzip_index = std::move(index);
   }
+  if (!read_shapes(table, *mapping, columns.names.size(), columns.shapes))
+    return problem(ImageProblem::kCorrupt, "its shape table is damaged");
   if (!consistent(columns, report))
     return problem(ImageProblem::kCorrupt, "its columns disagree in size");
   if (finish) finish(report);

@@ -57,10 +57,15 @@ std::optional<std::string> write_heap_image(const Heap& heap, const ImageKey& ke
   }
   const std::string gzip = c.gzip_index ? encode_gzip_index(*c.gzip_index) : std::string();
 
-  std::vector<Part> parts{{"meta", meta.data(), meta.size()},
-                          {"names.ends", ends.data(), ends.size() * sizeof(std::uint64_t)},
-                          {"names.text", text.data(), text.size()},
-                          {"gzip_index", gzip.data(), gzip.size()}};
+  std::vector<Part> parts{
+      {"meta", meta.data(), meta.size()},
+      {"names.ends", ends.data(), ends.size() * sizeof(std::uint64_t)},
+      {"names.text", text.data(), text.size()},
+      {"gzip_index", gzip.data(), gzip.size()},
+      // The shape table is small (thousands of shapes): copied back on open.
+      {"shapes.parent", c.shapes.parent.data(), c.shapes.parent.size() * 4},
+      {"shapes.kind", c.shapes.kind.data(), c.shapes.kind.size()},
+      {"shapes.edge_name", c.shapes.edge_name.data(), c.shapes.edge_name.size() * 4}};
   for_each_column(c, [&](const char* name, const auto& column) {
     parts.push_back({name, column.data(), column.size() * sizeof(column[0])});
   });

@@ -23,7 +23,8 @@ struct Harness {
   HeapStore store{0};
   WorkerPool loads{0};
   WorkerPool queries{0};
-  DaemonContext ctx{store, loads, queries, protocol::make_null_logger(), [] {}};
+  const HeapCache cache{{false, {}, 0}};  // off: these tests parse every load
+  DaemonContext ctx{store, loads, queries, protocol::make_null_logger(), [] {}, cache};
   std::shared_ptr<protocol::Binder> binder = std::make_shared<protocol::Binder>();
   std::vector<std::string> frames;
   std::unique_ptr<McpSession> session;

@@ -26,7 +26,12 @@ echo "== clang-format"
 git ls-files -z '*.h' '*.cpp' | xargs -0 clang-format --dry-run -Werror
 cmake --preset dev
 cmake --build --preset dev
-ctest --preset dev "$@"
+# The tests that only run programs and compare answers (tests/apps and the
+# Ruby versions of tests/rubies: mostly interpreter start-up, no timing
+# bounds) run two at a time; the rest one at a time, as the timing bounds of
+# the daemon and hardening tests assume a machine not busy with other tests.
+ctest --preset dev -LE '^(apps|rubies)$' "$@"
+ctest --preset dev -L '^(apps|rubies)$' -j2 "$@"
 [ "${HEAPLEAK_QUICK:-0}" = 1 ] && exit 0
 
 ./scripts/sanitizers.sh all

@@ -45,7 +45,7 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
   export LSAN_OPTIONS="log_path=$reports/asan/lsan"
   cmake --preset asan -B "$asan_dir" >/dev/null || exit 2
   nice cmake --build "$asan_dir" -j "$jobs" \
-    --target core_tests protocol_tests results_units daemon_units client_units heapleakd heapleak heapleak-client || exit 2
+    --target core_tests protocol_tests results_units daemon_units client_units heapleakd heapleak heapleak-client heapleak-synth || exit 2
   ctest --test-dir "$asan_dir" --output-on-failure --no-tests=error \
     -R '^(core_tests|protocol_tests|results_units|daemon_|client_|hardening_|e2e_|check_)' "${extra[@]}" || status=1
   no_reports asan || status=1

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -186,6 +187,32 @@ class Column {
     if (is_view()) release();
     size_ = 0;
   }
+  // Makes this column empty, with `other`'s owned buffer as its storage
+  // (room for as many T as the buffer holds bytes); `other` ends empty. For
+  // a load whose transient arrays die just as others are born: their pages
+  // are already faulted in, and fresh pages are a load's dominant cost.
+  template <class U>
+  void adopt_storage(Column<U>& other) {
+    static_assert(sizeof(U) % sizeof(T) == 0, "the buffer's byte size must stay the same");
+    assert(!is_view() && !other.is_view());
+    release();
+    data_ = reinterpret_cast<T*>(other.data_);
+    capacity_ = other.capacity_ * (sizeof(U) / sizeof(T));
+    other.data_ = nullptr;
+    other.size_ = 0;
+    other.capacity_ = 0;
+  }
+  // Gives the pages past size() back to the kernel, keeping the capacity
+  // (they read as zeros if used again): resident memory without a copy.
+  void release_unused_pages() {
+    if (is_view() || capacity_ * sizeof(T) < HugePageMemory::kThreshold) return;
+    constexpr std::uintptr_t kPage = 4096;
+    const auto used_end = reinterpret_cast<std::uintptr_t>(data_ + size_);
+    const std::uintptr_t from = (used_end + kPage - 1) & ~(kPage - 1);
+    const auto to =
+        reinterpret_cast<std::uintptr_t>(data_) + HugePageMemory::round_up(capacity_ * sizeof(T));
+    if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  }
   void shrink_to_fit() {
     if (!is_view() && capacity_ > size_) reallocate(size_);
   }
@@ -201,6 +228,9 @@ class Column {
   }
 
  private:
+  template <class U>
+  friend class Column;
+
   void grow(std::size_t needed) { reallocate(std::max(needed, capacity_ * 2)); }
   // Moves the values (at most `n`) into a fresh owned buffer of `n`.
   void reallocate(std::size_t n) {

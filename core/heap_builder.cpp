@@ -121,6 +121,28 @@ void HeapBuilder::reserve(std::size_t objects, std::size_t references) {
   }
 }
 
+namespace {
+template <class T>
+void add_range(std::vector<Prefaulter::Range>& out, const Column<T>& column) {
+  if (column.capacity() == 0) return;
+  out.push_back(
+      Prefaulter::Range{column.data(), column.size() * sizeof(T), column.capacity() * sizeof(T)});
+}
+}  // namespace
+
+void HeapBuilder::growing_ranges(std::vector<Prefaulter::Range>& out) const {
+  out.clear();
+  for_each_column(c_, [&](const char*, const auto& column) { add_range(out, column); });
+  add_range(out, ref_begin_);
+  add_range(out, raw_refs_);
+}
+
+void HeapBuilder::release_unused_pages() {
+  for_each_column(c_, [](const char*, auto& column) { column.release_unused_pages(); });
+  ref_begin_.release_unused_pages();
+  raw_refs_.release_unused_pages();
+}
+
 void HeapBuilder::start_allocation_columns() {
   traced_ = true;
   const std::size_t n = c_.address.size();
@@ -341,8 +363,11 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, Column<std::uint
     c_.out_edges.insert(c_.out_edges.end(), targets.begin(), targets.end());
     c_.out_offsets[k + 1] = static_cast<std::uint32_t>(c_.out_edges.size());
   }
-  Column<Address>().swap(raw_refs_);
-  Column<std::uint32_t>().swap(ref_begin_);
+  // The raw references and their ranges are done with: their pages, faulted
+  // in already, become the referrer arrays (ref_begin_ held an entry per
+  // record and one more, raw_refs_ 8 bytes per reference: room enough).
+  c_.in_offsets.adopt_storage(ref_begin_);
+  c_.in_edges.adopt_storage(raw_refs_);
 
   c_.in_offsets.assign(n + 1, 0);
   for (ObjectIndex target : c_.out_edges) ++c_.in_offsets[target + 1];
@@ -356,6 +381,8 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, Column<std::uint
       c_.in_edges[cursor[c_.out_edges[e]]++] = source;
     }
   }
+  c_.in_offsets.release_unused_pages();
+  c_.in_edges.release_unused_pages();
   report.references = c_.out_edges.size();
 }
 
@@ -378,10 +405,21 @@ void HeapBuilder::build_roots(LoadReport& report) {
 
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
                                                 std::chrono::steady_clock::time_point started,
-                                                LoadProfile* profile) {
+                                                LoadProfile* profile, Prefaulter* prefaulter) {
   auto step = [profile](const char* name) {
     if (profile) profile->step(name);
   };
+  if (full_ && prefaulter) {
+    // The forward edge arrays are filled last; their room is known now (an
+    // entry per record, one per raw reference), so they are faulted in on
+    // the prefaulter's core while this one sorts and permutes.
+    c_.out_offsets.reserve(c_.address.size() + 1);
+    c_.out_edges.reserve(raw_refs_.size());
+    const Prefaulter::Range ranges[] = {
+        {c_.out_offsets.data(), 0, c_.out_offsets.capacity() * sizeof(std::uint32_t), true},
+        {c_.out_edges.data(), 0, c_.out_edges.capacity() * sizeof(ObjectIndex), true}};
+    prefaulter->advance(ranges);
+  }
   step("sort");
   Column<ObjectIndex> order = sort_by_address(report);
   if (full_) {

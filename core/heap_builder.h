@@ -17,6 +17,7 @@
 #include "core/heap.h"
 #include "core/load_mode.h"
 #include "core/load_profile.h"
+#include "core/prefaulter.h"
 #include "core/record_parser.h"
 
 namespace heapleak {
@@ -38,12 +39,19 @@ class HeapBuilder {
   void add_shape(const DumpRecord& record);
   void set_gzip_index(std::shared_ptr<const GzipIndex> index) { c_.gzip_index = std::move(index); }
   std::size_t object_count() const { return c_.address.size(); }
+  // The arrays parsing appends to, for a Prefaulter to fault in ahead.
+  void growing_ranges(std::vector<Prefaulter::Range>& out) const;
+  // Once parsing is over: gives back the pages past each array's end (the
+  // prefaulter's lead, the rest of a 2 MiB page), before finish() adds its own.
+  void release_unused_pages();
 
   // Consumes the builder. `report` gets the counts only the build knows and
   // the seconds elapsed since `started`; `profile`, if given, each step's.
+  // `prefaulter`, if given, faults in the edge arrays while the sort runs.
   std::shared_ptr<const Heap> finish(LoadReport report,
                                      std::chrono::steady_clock::time_point started,
-                                     LoadProfile* profile = nullptr);
+                                     LoadProfile* profile = nullptr,
+                                     Prefaulter* prefaulter = nullptr);
 
  private:
   struct RawRoot {

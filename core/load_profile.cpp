@@ -6,15 +6,13 @@
 #include <cstdlib>
 
 namespace heapleak {
-namespace {
 
-long minor_faults() {
+LoadProfile::Usage LoadProfile::thread_usage() {
   rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_minflt;
+  getrusage(RUSAGE_THREAD, &usage);
+  return Usage{usage.ru_minflt,
+               static_cast<double>(usage.ru_stime.tv_sec) + usage.ru_stime.tv_usec / 1e6};
 }
-
-}  // namespace
 
 bool LoadProfile::enabled() {
   static const bool on = std::getenv("HEAPLEAK_PROFILE") != nullptr;
@@ -24,15 +22,17 @@ bool LoadProfile::enabled() {
 void LoadProfile::step(const char* name) {
   stop();
   running_ = name;
-  faults_at_start_ = minor_faults();
+  at_start_ = thread_usage();
   started_ = std::chrono::steady_clock::now();
 }
 
 void LoadProfile::stop() {
   if (!running_) return;
   const auto now = std::chrono::steady_clock::now();
+  const Usage usage = thread_usage();
   steps_.push_back(Step{running_, std::chrono::duration<double>(now - started_).count(),
-                        minor_faults() - faults_at_start_});
+                        usage.faults - at_start_.faults,
+                        usage.kernel_seconds - at_start_.kernel_seconds});
   running_ = nullptr;
 }
 
@@ -45,22 +45,28 @@ void LoadProfile::split_last(std::initializer_list<std::pair<const char*, std::u
   int k = 0;
   for (const auto& [name, cycles] : shares) {
     const double part = static_cast<double>(cycles) / static_cast<double>(total);
-    steps_.push_back(Step{name, whole.seconds * part, k++ == 1 ? whole.faults : 0});
+    const bool second = k++ == 1;
+    steps_.push_back(Step{name, whole.seconds * part, second ? whole.faults : 0,
+                          second ? whole.kernel_seconds : 0});
   }
 }
 
 void LoadProfile::print(const std::string& path) const {
   double total = 0;
   long faults = 0;
+  double kernel = 0;
   for (const auto& s : steps_) {
     total += s.seconds;
     faults += s.faults;
+    kernel += s.kernel_seconds;
   }
   // Faults, not bytes: a fault on a MADV_HUGEPAGE column maps 2 MiB at once.
-  std::fprintf(stderr, "profile %s: %.3f s, %ld minor page faults\n", path.c_str(), total, faults);
+  // Kernel seconds are mostly those faults (zeroing fresh pages).
+  std::fprintf(stderr, "profile %s: %.3f s, %ld minor page faults, %.3f s in the kernel\n",
+               path.c_str(), total, faults, kernel);
   for (const auto& s : steps_) {
-    std::fprintf(stderr, "  %-22s %8.3f s %5.1f%% %10ld faults\n", s.name.c_str(), s.seconds,
-                 total > 0 ? 100 * s.seconds / total : 0.0, s.faults);
+    std::fprintf(stderr, "  %-22s %8.3f s %5.1f%% %10ld faults %8.3f s kernel\n", s.name.c_str(),
+                 s.seconds, total > 0 ? 100 * s.seconds / total : 0.0, s.faults, s.kernel_seconds);
   }
 }
 

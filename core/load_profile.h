@@ -1,8 +1,8 @@
 // Where one load's time goes, step by step (read and parse, build the
-// columns, sort, permute, classes, edges, roots), with the minor page faults
-// of each step: on a VM the first touch of fresh memory is what a load pays
-// for most. On when HEAPLEAK_PROFILE is set in the environment; printed to
-// stderr when the load ends (bench/run.sh --large prints it per data set).
+// columns, sort, permute, classes, edges, roots), with the loading thread's
+// minor page faults and kernel seconds in each: on a VM the first touch of
+// fresh memory is what a load pays for most (core/prefaulter.h moves it off
+// this thread). On when HEAPLEAK_PROFILE is set; printed to stderr at the end.
 #pragma once
 
 #include <chrono>
@@ -25,9 +25,9 @@ class LoadProfile {
   void stop();
   // Splits the last ended step into shares (e.g. parse, build and wait
   // within the record loop), by the cycles counted for each; its page faults
-  // go to the second share (where memory is first written).
+  // and kernel time go to the second share (where memory is first written).
   void split_last(std::initializer_list<std::pair<const char*, std::uint64_t>> shares);
-  // One line per step: seconds, share of the total, page faults.
+  // One line per step: seconds, share of the total, page faults, kernel seconds.
   void print(const std::string& path) const;
 
   // A cheap cycle count for the shares inside a step.
@@ -44,11 +44,17 @@ class LoadProfile {
     std::string name;
     double seconds = 0;
     long faults = 0;
+    double kernel_seconds = 0;  // the loading thread's time in the kernel
   };
+  struct Usage {
+    long faults = 0;
+    double kernel_seconds = 0;
+  };
+  static Usage thread_usage();
   std::vector<Step> steps_;
   const char* running_ = nullptr;
   std::chrono::steady_clock::time_point started_;
-  long faults_at_start_ = 0;
+  Usage at_start_;
 };
 
 }  // namespace heapleak

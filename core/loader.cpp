@@ -1,11 +1,14 @@
 #include "core/loader.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "core/heap_builder.h"
 #include "core/line_pipeline.h"
 #include "core/load_profile.h"
+#include "core/prefaulter.h"
 #include "core/record_parser.h"
 
 namespace heapleak {
@@ -29,8 +32,9 @@ void note_broken_line(LoadReport& report, std::uint64_t line_number, const char*
 // With a profile, the cycles spent parsing and building are counted apart.
 bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder,
                   LoadReport& report, const LoadControl& control, std::uint64_t& non_blank_lines,
-                  LoadProfile* profile) {
+                  LoadProfile* profile, Prefaulter* prefaulter) {
   DumpRecord record;
+  std::vector<Prefaulter::Range> ranges;
   std::uint64_t parse_cycles = 0, build_cycles = 0, wait_cycles = 0;
   for (;;) {
     const std::uint64_t waited = profile ? LoadProfile::cycles() : 0;
@@ -82,6 +86,10 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
     }
     report.stream_bytes = block->stream_offset + block->size;
     pipeline.recycle(std::move(block));
+    if (prefaulter) {
+      builder.growing_ranges(ranges);
+      prefaulter->advance(ranges);
+    }
     if (control.progress) control.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
     if (cancelled(control)) break;
     if (control.charge &&
@@ -131,6 +139,13 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     builder.reserve(stream_guess / 80, stream_guess / 40);
   }
   std::uint64_t non_blank_lines = 0;
+  // Faulting the columns in on another core pays off once a dump is large
+  // enough for its fresh memory to matter (tens of MiB of columns).
+  std::optional<Prefaulter> prefaulter;
+  // HEAPLEAK_NO_PREFAULT=1 turns it off, for bench/run.sh to show what it saves.
+  if (report.file_bytes >= options.prefault_from_bytes &&
+      std::getenv("HEAPLEAK_NO_PREFAULT") == nullptr)
+    prefaulter.emplace();
   {
     // The pipeline (its reader thread and block buffers) ends before
     // finish(): the pages it frees are reused by the build's arrays instead
@@ -139,7 +154,8 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
                           options.max_line_bytes);
     RecordParser parser(options.mode);
     if (profile) profile->step("read+parse+build");
-    if (!read_records(pipeline, parser, builder, report, control, non_blank_lines, profile.get())) {
+    if (!read_records(pipeline, parser, builder, report, control, non_blank_lines, profile.get(),
+                      prefaulter ? &*prefaulter : nullptr)) {
       return make_error(ErrorReason::kOverBudget,
                         path + ": the load outgrew the --max-memory budget after " +
                             std::to_string(report.stream_bytes >> 20) + " MiB of " +
@@ -168,7 +184,9 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
                       path + ": not a heap dump (no line is an ObjectSpace.dump_all record; " +
                           std::to_string(report.broken_lines) + " unparsable lines)");
   }
-  auto heap = builder.finish(std::move(report), started, profile.get());
+  builder.release_unused_pages();
+  auto heap = builder.finish(std::move(report), started, profile.get(),
+                             prefaulter ? &*prefaulter : nullptr);
   if (profile) {
     profile->stop();
     profile->print(path);

@@ -27,6 +27,10 @@ struct LoadOptions {
   // What the cache lookup before this load found (core/cached_load.h), copied
   // into the report: a miss, or an image rebuilt and why.
   CacheUse cache = CacheUse::kOff;
+  // Fault the growing columns in on a second thread (core/prefaulter.h) for
+  // files of this size and more (smaller ones have too little fresh memory
+  // for it to matter); UINT64_MAX: never.
+  std::uint64_t prefault_from_bytes = std::uint64_t{16} << 20;
   std::vector<std::string> cache_warnings;
 };
 

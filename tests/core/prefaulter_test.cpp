@@ -1,0 +1,169 @@
+#include "core/prefaulter.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/column.h"
+#include "core/loader.h"
+
+using namespace heapleak;
+
+namespace {
+
+const std::size_t kPage = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+
+// Plain 4 KiB pages (no MADV_HUGEPAGE), so residency is exact per page.
+struct Mapping {
+  explicit Mapping(std::size_t bytes) : size(bytes) {
+    base = static_cast<char*>(
+        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    REQUIRE(base != MAP_FAILED);
+    ::madvise(base, bytes, MADV_NOHUGEPAGE);
+  }
+  ~Mapping() { ::munmap(base, size); }
+  // Resident pages in [from, to) bytes.
+  std::size_t resident(std::size_t from, std::size_t to) const {
+    std::vector<unsigned char> pages((to - from + kPage - 1) / kPage);
+    REQUIRE(::mincore(base + from, to - from, pages.data()) == 0);
+    std::size_t count = 0;
+    for (unsigned char page : pages) count += page & 1;
+    return count;
+  }
+  char* base;
+  std::size_t size;
+};
+
+// The prefaulter works on its own thread: wait (bounded) for what it should do.
+bool eventually(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+std::map<std::string, std::vector<std::uint64_t>> column_values(const Heap& heap) {
+  std::map<std::string, std::vector<std::uint64_t>> out;
+  for_each_column(heap.columns(), [&](const char* name, const auto& column) {
+    auto& values = out[name];
+    for (const auto& value : column) values.push_back(static_cast<std::uint64_t>(value));
+  });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the prefaulter populates just ahead of what is written, or all of an array",
+          "[prefaulter]") {
+  if (!Prefaulter::supported()) {
+    WARN("not checked: this kernel has no MADV_POPULATE_WRITE (Linux < 5.14)");
+    return;
+  }
+  const std::size_t ahead = 64 * kPage;
+  Mapping memory(1024 * kPage);
+  Prefaulter prefaulter(ahead);
+  CHECK(memory.resident(0, memory.size) == 0);
+
+  SECTION("ahead of the written bytes, never past the reservation") {
+    const Prefaulter::Range range{memory.base, 100 * kPage, 1024 * kPage};
+    prefaulter.advance({&range, 1});
+    REQUIRE(eventually([&] { return memory.resident(100 * kPage, 164 * kPage) == 64; }));
+    CHECK(memory.resident(0, 100 * kPage) == 0);  // behind the writer: its own business
+    CHECK(memory.resident(164 * kPage, memory.size) == 0);
+    // Near the end of the reservation it stops there.
+    const Prefaulter::Range later{memory.base, 1000 * kPage, 1010 * kPage};
+    prefaulter.advance({&later, 1});
+    REQUIRE(eventually([&] { return memory.resident(1000 * kPage, 1010 * kPage) == 10; }));
+    CHECK(memory.resident(1010 * kPage, memory.size) == 0);
+  }
+  SECTION("a whole array about to be filled") {
+    const Prefaulter::Range range{memory.base, 0, 512 * kPage, /*whole=*/true};
+    prefaulter.advance({&range, 1});
+    REQUIRE(eventually([&] { return memory.resident(0, 512 * kPage) == 512; }));
+    CHECK(memory.resident(512 * kPage, memory.size) == 0);
+  }
+  SECTION("a range that was unmapped meanwhile is harmless, and later ranges still served") {
+    char* gone = static_cast<char*>(
+        ::mmap(nullptr, 256 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    REQUIRE(gone != MAP_FAILED);
+    ::munmap(gone, 256 * kPage);
+    const Prefaulter::Range ranges[] = {{gone, 0, 256 * kPage, true},
+                                        {memory.base, 0, 32 * kPage, true}};
+    prefaulter.advance(ranges);
+    REQUIRE(eventually([&] { return memory.resident(0, 32 * kPage) == 32; }));
+  }
+  SECTION("the values written are never touched") {
+    std::memset(memory.base, 0x5a, 8 * kPage);
+    const Prefaulter::Range range{memory.base, 0, 128 * kPage, true};
+    prefaulter.advance({&range, 1});
+    REQUIRE(eventually([&] { return memory.resident(0, 128 * kPage) == 128; }));
+    for (std::size_t i = 0; i < 8 * kPage; ++i) REQUIRE(memory.base[i] == 0x5a);
+    CHECK(memory.base[8 * kPage] == 0);
+  }
+}
+
+TEST_CASE("a column adopts another's storage, and gives back its unused pages", "[column]") {
+  SECTION("mapped storage (a large column)") {
+    Column<std::uint64_t> wide(std::size_t{1} << 20, 7);  // 8 MiB: mmap'ed
+    const void* storage = wide.data();
+    Column<std::uint32_t> narrow;
+    narrow.adopt_storage(wide);
+    CHECK(wide.empty());
+    CHECK(wide.capacity() == 0);
+    CHECK(narrow.empty());
+    CHECK(narrow.data() == storage);
+    CHECK(narrow.capacity() == std::size_t{2} << 20);
+    narrow.assign(std::size_t{2} << 20, 3);  // fills the whole buffer: no reallocation
+    CHECK(narrow.data() == storage);
+    CHECK(narrow[(std::size_t{2} << 20) - 1] == 3);
+
+    narrow.resize(1000);
+    narrow.release_unused_pages();
+    for (std::uint32_t value : narrow) REQUIRE(value == 3);
+    std::vector<unsigned char> pages(((std::size_t{8} << 20) - (1 << 16)) / kPage);
+    REQUIRE(::mincore(const_cast<std::uint32_t*>(narrow.data()) + (1 << 14), pages.size() * kPage,
+                      pages.data()) == 0);
+    std::size_t resident = 0;
+    for (unsigned char page : pages) resident += page & 1;
+    CHECK(resident == 0);
+    narrow.resize(std::size_t{2} << 20);  // the pages come back as zeros, then filled
+    CHECK(narrow.back() == 0);
+  }
+  SECTION("heap storage (a small column)") {
+    Column<std::uint64_t> wide(10, 1);
+    Column<std::uint32_t> narrow;
+    narrow.adopt_storage(wide);
+    CHECK(narrow.capacity() == 20);
+    narrow.release_unused_pages();  // not mapped: nothing to give back
+    narrow.assign(25, 9);           // past the adopted room: grows as any column does
+    CHECK(narrow.size() == 25);
+    CHECK(narrow[24] == 9);
+  }
+}
+
+TEST_CASE("a load with the prefaulter builds the same heap as one without",
+          "[prefaulter][loader]") {
+  const std::string path = std::string(HEAPLEAK_TEST_DATA_DIR) + "/rbheap-3dump/heap2.jsonl.gz";
+  LoadOptions with, without;
+  with.prefault_from_bytes = 0;
+  with.block_size = 64 << 10;  // many blocks, so many advances
+  without.prefault_from_bytes = UINT64_MAX;
+  auto a = load_heap(path, with);
+  auto b = load_heap(path, without);
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE((*a)->size() > 1000);
+  CHECK(column_values(**a) == column_values(**b));
+  CHECK((*a)->report().references == (*b)->report().references);
+}

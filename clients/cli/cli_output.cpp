@@ -1,9 +1,15 @@
 #include "clients/cli/cli_output.h"
 
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/cached_load.h"
 
@@ -52,16 +58,64 @@ std::string to_json_text(const boost::json::value& value) {
 namespace {
 
 std::unique_ptr<HeapCache> cache;
-std::mutex pending_mutex;
-std::vector<PendingImage> pending;
+
+// Writes the cache images of the dumps this run parsed, one at a time on
+// its own thread, from the moment each load ends: writing a large image
+// (hundreds of MB into fresh page cache) then overlaps the next load and the
+// analyses instead of adding its seconds after the answer.
+class ImageWriter {
+ public:
+  void add(PendingImage image) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(image));
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    changed_.notify_one();
+  }
+  // Waits for the queue to drain; returns the warnings of failed writes.
+  std::vector<std::string> finish() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    std::lock_guard lock(mutex_);
+    done_ = false;
+    return std::exchange(warnings_, {});
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return done_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      PendingImage image = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      auto warning = image.write();
+      lock.lock();
+      if (warning) warnings_.push_back(std::move(*warning));
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<PendingImage> queue_;
+  std::vector<std::string> warnings_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+ImageWriter& image_writer() {
+  static ImageWriter writer;
+  return writer;
+}
 
 Result<std::shared_ptr<const Heap>> load_through_cache(const std::string& path,
                                                        const LoadOptions& options) {
   CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
-  if (loaded.pending) {
-    std::lock_guard lock(pending_mutex);
-    pending.push_back(std::move(*loaded.pending));
-  }
+  if (loaded.pending) image_writer().add(std::move(*loaded.pending));
   return std::move(loaded.heap);
 }
 
@@ -75,11 +129,8 @@ const HeapCache& cli_cache() {
 }
 
 void write_pending_images() {
-  std::lock_guard lock(pending_mutex);
-  for (const auto& image : pending) {
-    if (auto warning = image.write()) std::cerr << "heapleak: warning: " << *warning << "\n";
-  }
-  pending.clear();
+  for (const auto& warning : image_writer().finish())
+    std::cerr << "heapleak: warning: " << warning << "\n";
 }
 
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,

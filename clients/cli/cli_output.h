@@ -42,8 +42,9 @@ std::string to_json_text(const boost::json::value& value);
 GroupBy group_by_option(const Args& args);
 
 // The heap cache every load goes through (set once by main from --no-cache,
-// --cache-dir, --cache-max-bytes and the environment), and the images of the
-// heaps parsed by this run, written by main after the answer is printed.
+// --cache-dir, --cache-max-bytes and the environment). The images of the
+// heaps this run parses are written on a background thread as each load ends;
+// write_pending_images() (main, after the answer) waits for the last one.
 void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();

@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   try {
     heapleak::cli::configure_cache(cache_flags(args));
-    // Images of the dumps parsed are written once the answer is out.
+    // Images of the dumps parsed are written meanwhile; the run waits for
+    // them once the answer is out.
     struct WriteImages {
       ~WriteImages() { write_pending_images(); }
     } write_images;

@@ -65,6 +65,9 @@ std::unique_ptr<HeapCache> cache;
 // analyses instead of adding its seconds after the answer.
 class ImageWriter {
  public:
+  // A run that leaves through exit() still finishes (and never abandons) its
+  // writes: destroyed before `cache`, which was set up first.
+  ~ImageWriter() { finish(); }
   void add(PendingImage image) {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(image));

@@ -58,6 +58,7 @@ std::vector<PendingImage> pending;
 Result<std::shared_ptr<const Heap>> load_through_cache(const std::string& path,
                                                        const LoadOptions& options) {
   CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
+  if (loaded.warning) std::cerr << "heapleak: warning: " << *loaded.warning << "\n";
   if (loaded.pending) {
     std::lock_guard lock(pending_mutex);
     pending.push_back(std::move(*loaded.pending));

@@ -55,7 +55,9 @@ bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' memlimit "$CG" "$@" >
 pid=$!
 hwm=0 anon=0
 # Every process of the group (the command may be a shell running heapleak):
-# the largest VmHWM, and the group's RssAnon summed.
+# the largest VmHWM, and the group's RssAnon summed. (stderr: bash's own
+# "Killed" notice of an OOM-killed command; the row says it.)
+{
 while kill -0 "$pid" 2>/dev/null; do
   procs=$(sed 's|.*|/proc/&/status|' "$CG/cgroup.procs" 2>/dev/null)
   if [ -n "$procs" ] && read -r h a < <(awk '/^VmHWM:/ { if ($2 > h) h = $2 } /^RssAnon:/ { a += $2 }
@@ -65,7 +67,8 @@ while kill -0 "$pid" 2>/dev/null; do
   fi
   sleep 0.05
 done
-wait "$pid" 2>/dev/null
+wait "$pid"
+} 2>/dev/null
 rc=$?
 end=$(date +%s.%N)
 max=$(cat "$CG/memory.max_usage_in_bytes")

@@ -145,6 +145,18 @@ def daemon_restart(work):
         check(cold[0][key] == warm[0][key], f"loadHeap {key} differs")
     check(cold[1] == warm[1], "stats differs on the warm daemon")
     check(cold[2] == warm[2], "topRetainers differs on the warm daemon")
+    # Every heap over the remap threshold (0 here): the image is written
+    # before loadHeap answers and the heap served from the mapping.
+    os.environ["HEAPLEAK_CACHE_REMAP_ABOVE"] = "0"
+    try:
+        remapped = daemon_load(os.path.join(work, "daemon-remap-cache"), dump)
+    finally:
+        del os.environ["HEAPLEAK_CACHE_REMAP_ABOVE"]
+    check(remapped[0]["cache"] == "miss", f"remapped loadHeap: {remapped[0]['cache']}")
+    for key in ("objects", "references", "missingReferences", "roots", "warnings"):
+        check(remapped[0][key] == cold[0][key], f"remapped loadHeap {key} differs")
+    check(remapped[1] == cold[1], "stats differs on the remapped heap")
+    check(remapped[2] == cold[2], "topRetainers differs on the remapped heap")
 
     # heapleak-client asks its daemon (here a private --spawn one, whose cache
     # directory comes from the environment).

@@ -11,7 +11,9 @@
 #   seconds instead of Ruby's hours):
 #   syn1700      A, B, C of ~1.8 GB each (B ~6 M objects, traced), a known leak.
 #   syn10g       one ~10 GB dump (~35 M objects): info, root, path and top within
-#                the memory it takes (peak RSS per object).
+#                the memory it takes (peak RSS per object), then every query
+#                in a 4 GB memory cgroup, cold and warm (bench/fit_budget.sh;
+#                $BENCH_MEMLIMIT changes the limit; skipped without cgroup v1).
 # Each B also gets a gzip copy (not for syn10g). Uses the release build in
 # build/release (built if absent).
 # Per data set: wall time, MB/s and objects/s (of uncompressed JSON, so rows
@@ -139,6 +141,12 @@ for set in "${SETS[@]}"; do
     measure "heapleak top B (dominators)" "$mbB" "$nB" po "RSS < 4 GB" "$HEAPLEAK" top "$B"
     echo "-- one load, step by step (HEAPLEAK_PROFILE=1 heapleak info B):"
     HEAPLEAK_PROFILE=1 "$HEAPLEAK" info "$B" 2>&1 >/dev/null | sed 's/^/   /'
+    # Peak RSS above counts mapped pages the kernel may drop: does each query
+    # fit a memory limit? explain compares B with syn1700's A when it is there.
+    echo "-- within a ${BENCH_MEMLIMIT:-4G} memory limit, each query in a cgroup of its own (bench/fit_budget.sh):"
+    SMALL_A="$OUT/syn1700/A.json"
+    [ -s "$SMALL_A" ] || SMALL_A=""
+    bench/fit_budget.sh "$HEAPLEAK" "$dir" $SMALL_A | sed 's/^/   /'
     continue
   fi
   A="$dir/A.json" C="$dir/C.json"

@@ -1,22 +1,63 @@
 #include "core/cached_load.h"
 
+#include <chrono>
+
+#include "core/heap_image_reader.h"
+
 namespace heapleak {
+namespace {
+
+// Writes the image of a heap just parsed and opens it: the same heap, its
+// columns now viewing the mapped file (page cache, droppable under memory
+// pressure) instead of anonymous memory. The report is the parse's (a miss
+// or rebuild, with its warnings), its time including the write. Null with a
+// warning when the image cannot be written or read back.
+std::shared_ptr<const Heap> write_and_remap(const HeapCache& cache, const Heap& parsed,
+                                            const image::ImageKey& key,
+                                            std::optional<std::string>& warning) {
+  const auto started = std::chrono::steady_clock::now();
+  if ((warning = cache.store(parsed, key))) return nullptr;
+  image::OpenedImage opened =
+      image::open_heap_image(cache.image_path(key.path, key.mode), key, [&](LoadReport& report) {
+        report = parsed.report();
+        report.seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      });
+  if (opened.problem != image::ImageProblem::kNone) {
+    warning = "cache: the image just written for " + key.path + " could not be read back (" +
+              opened.why + "): the heap stays in memory";
+    return nullptr;
+  }
+  return std::move(opened.heap);
+}
+
+}  // namespace
 
 CachedLoad load_heap_cached(const HeapCache* cache, const std::string& path,
                             const LoadOptions& options, const LoadControl& control) {
   if (cache == nullptr || !cache->enabled())
-    return CachedLoad{load_heap(path, options, control), {}};
+    return CachedLoad{load_heap(path, options, control), {}, {}};
   CacheLookup found = cache->lookup(path, options.mode);
   if (found.heap) {
     if (control.progress)
       control.progress(found.heap->report().file_bytes, found.heap->report().file_bytes);
-    return CachedLoad{std::move(found.heap), {}};
+    return CachedLoad{std::move(found.heap), {}, {}};
   }
   LoadOptions with_cache = options;
   with_cache.cache = found.use;
   with_cache.cache_warnings = std::move(found.warnings);
-  CachedLoad out{load_heap(path, with_cache, control), {}};
-  if (out.heap && found.key) out.pending = PendingImage{cache, *out.heap, std::move(*found.key)};
+  CachedLoad out{load_heap(path, with_cache, control), {}, {}};
+  if (!out.heap || !found.key) return out;
+  if ((*out.heap)->bytes_used() > cache->remap_above_bytes()) {
+    // The parsed heap is freed when this replaces it, before any analysis
+    // allocates: a dump bigger than memory then pages from its image.
+    if (auto mapped = write_and_remap(*cache, **out.heap, *found.key, out.warning)) {
+      out.heap = std::move(mapped);
+      return out;
+    }
+    if (out.warning) return out;  // the write failed: writing it later would too
+  }
+  out.pending = PendingImage{cache, *out.heap, std::move(*found.key)};
   return out;
 }
 

@@ -1,7 +1,9 @@
 // load_heap through the cache (core/heap_cache.h): a hit maps the dump's
 // image instead of parsing; a miss parses and hands back the image to write,
 // so the caller decides when (the daemon after answering, the CLI before it
-// exits). Without a cache, or with it off, this is load_heap.
+// exits), or, for a heap larger than the cache's remap threshold, writes it
+// at once and continues on the mapped image. Without a cache, or with it
+// off, this is load_heap.
 #pragma once
 
 #include <memory>
@@ -25,6 +27,9 @@ struct PendingImage {
 struct CachedLoad {
   Result<std::shared_ptr<const Heap>> heap;
   std::optional<PendingImage> pending;  // set on a miss the cache can take
+  // Set when a large heap could not be written and remapped: it stays parsed
+  // (in anonymous memory) and is not cached. For people, like write()'s.
+  std::optional<std::string> warning;
 };
 
 CachedLoad load_heap_cached(const HeapCache* cache, const std::string& path,

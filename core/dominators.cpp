@@ -15,6 +15,9 @@ struct SemiNca {
   // Columns, not vectors: freeing them must give the memory back at once
   // (glibc keeps freed mid-sized blocks), so the peak stays low.
   Column<std::uint32_t> parent;  // DFS parent; becomes the idom
+  // semi doubles as the DFS's cursor (the next reference to follow of each
+  // vertex on the current branch) before it holds semi-dominators: the DFS
+  // needs no stack of its own, so a chain millions long costs nothing extra.
   Column<std::uint32_t> semi, ancestor, label;
   Column<ObjectIndex> vertex;  // number -> object (vertex[0] unused)
 
@@ -36,8 +39,25 @@ struct SemiNca {
   }
 };
 
+// One bit per object: is it a GC root target (a child of the super-root)?
+class BitSet {
+ public:
+  explicit BitSet(std::size_t n) : words_((n + 63) / 64, 0) {}
+  void set(std::size_t i) { words_[i / 64] |= std::uint64_t{1} << (i % 64); }
+  bool test(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
+
+ private:
+  Column<std::uint64_t> words_;
+};
+
 }  // namespace
 
+// Peak memory, per object (n objects, all reachable at worst): the search
+// holds preorder, vertex, parent, semi, label and ancestor (24 bytes) and the
+// root-target bits; label and ancestor are freed before the results are
+// allocated, semi and the numbered idoms before retained sizes are, so the
+// result phase holds preorder, vertex, idom and retained (20 bytes). What is
+// kept is preorder, idom and retained (16).
 DominatorTree::DominatorTree(const Heap& heap) {
   const std::size_t n = heap.size();
   preorder_.assign(n, kUnvisited);
@@ -45,43 +65,48 @@ DominatorTree::DominatorTree(const Heap& heap) {
   SemiNca lt;
   lt.vertex.reserve(n + 1);  // growing by doubling would touch 3x the memory
   lt.parent.reserve(n + 1);
+  lt.semi.reserve(n + 1);
   lt.vertex.push_back(kSuperRoot);
   lt.parent.push_back(0);
-  // Iterative DFS: the super-root's children are the root targets, in
-  // category order; an object's children are its references.
-  Column<std::uint8_t> is_root_target(n, 0);
+  lt.semi.push_back(0);
+  BitSet is_root_target(n);
   std::vector<ObjectIndex> root_targets;
   for (const auto& root : heap.roots()) {
     for (ObjectIndex t : root.targets) {
-      if (!is_root_target[t]) root_targets.push_back(t);
-      is_root_target[t] = 1;
+      if (!is_root_target.test(t)) root_targets.push_back(t);
+      is_root_target.set(t);
     }
   }
-  struct Frame {
-    std::uint32_t number;
-    std::span<const ObjectIndex> children;
-    std::size_t next;
+  // Iterative DFS: the super-root's children are the root targets, in
+  // category order; an object's children are its references, in order. The
+  // current branch is walked back up through parent; semi[v] is how many of
+  // v's children were tried.
+  auto children = [&](std::uint32_t v) {
+    return v == 0 ? std::span<const ObjectIndex>(root_targets) : heap.references(lt.vertex[v]);
   };
-  std::vector<Frame> stack;
-  stack.push_back(Frame{0, root_targets, 0});
-  while (!stack.empty()) {
-    Frame& top = stack.back();
-    if (top.next == top.children.size()) {
-      stack.pop_back();
+  std::uint32_t current = 0;
+  std::span<const ObjectIndex> current_children = children(0);
+  while (true) {
+    if (lt.semi[current] == current_children.size()) {
+      if (current == 0) break;
+      current = lt.parent[current];
+      current_children = children(current);
       continue;
     }
-    const ObjectIndex child = top.children[top.next++];
+    const ObjectIndex child = current_children[lt.semi[current]++];
     if (preorder_[child] != kUnvisited) continue;
     const auto number = static_cast<std::uint32_t>(lt.vertex.size());
     preorder_[child] = number;
     lt.vertex.push_back(child);
-    lt.parent.push_back(top.number);
-    stack.push_back(Frame{number, heap.references(child), 0});
+    lt.parent.push_back(current);
+    lt.semi.push_back(0);
+    current = number;
+    current_children = heap.references(child);
   }
+  std::vector<ObjectIndex>().swap(root_targets);
   const std::size_t count = lt.vertex.size();  // super-root included
   reachable_ = count - 1;
 
-  lt.semi.resize(count);
   lt.label.resize(count);
   for (std::uint32_t v = 0; v < count; ++v) lt.semi[v] = lt.label[v] = v;
   lt.ancestor.assign(count, UINT32_MAX);
@@ -92,7 +117,7 @@ DominatorTree::DominatorTree(const Heap& heap) {
       const std::uint32_t u = lt.eval(v);
       if (lt.semi[u] < lt.semi[w]) lt.semi[w] = lt.semi[u];
     };
-    if (is_root_target[object]) consider(0);
+    if (is_root_target.test(object)) consider(0);
     for (ObjectIndex referrer : heap.referrers(object)) {
       if (preorder_[referrer] != kUnvisited) consider(preorder_[referrer]);
     }
@@ -100,11 +125,7 @@ DominatorTree::DominatorTree(const Heap& heap) {
   }
   Column<std::uint32_t>().swap(lt.ancestor);
   Column<std::uint32_t>().swap(lt.label);
-  Column<std::uint8_t>().swap(is_root_target);
-  // Allocated only now, after the search arrays are freed: the peak stays
-  // near 30 bytes per object instead of 45.
-  idom_.assign(n, kNoObject);
-  retained_.assign(n, 0);
+  std::vector<std::uint32_t>().swap(lt.path);
   // Semi-NCA: idom(w) is the nearest ancestor of w's DFS parent, in the
   // dominator tree built so far, whose number is at most semi(w).
   Column<std::uint32_t>& idom = lt.parent;
@@ -113,16 +134,23 @@ DominatorTree::DominatorTree(const Heap& heap) {
     while (candidate > lt.semi[w]) candidate = idom[candidate];
     idom[w] = candidate;
   }
+  Column<std::uint32_t>().swap(lt.semi);
 
+  // Allocated only now, after the search arrays are freed, so the results
+  // never sit next to them.
+  idom_.assign(n, kNoObject);
   for (std::uint32_t w = 1; w < count; ++w) {
     idom_[lt.vertex[w]] = idom[w] == 0 ? kSuperRoot : lt.vertex[idom[w]];
   }
+  Column<std::uint32_t>().swap(lt.parent);
   // Retained sizes: children before parents, i.e. reverse preorder.
+  retained_.assign(n, 0);
   for (ObjectIndex i = 0; i < n; ++i) retained_[i] = heap.memsize(i);
   for (std::uint32_t w = static_cast<std::uint32_t>(count) - 1; w >= 1; --w) {
     const ObjectIndex object = lt.vertex[w];
     if (idom_[object] != kSuperRoot) retained_[idom_[object]] += retained_[object];
   }
+  Column<ObjectIndex>().swap(lt.vertex);
   for (ObjectIndex i = 0; i < n; ++i) {
     if (preorder_[i] == kUnvisited) unreachable_bytes_ += heap.memsize(i);
   }

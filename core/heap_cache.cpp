@@ -77,6 +77,11 @@ HeapCache::HeapCache(CacheOptions options) : options_(std::move(options)) {
     options_.dir = default_cache_dir();
   }
   if (options_.dir.empty()) options_.enabled = false;
+  if (const char* remap = std::getenv("HEAPLEAK_CACHE_REMAP_ABOVE"); remap && *remap) {
+    char* end = nullptr;
+    const unsigned long long bytes = std::strtoull(remap, &end, 10);
+    if (end && *end == '\0') options_.remap_above_bytes = bytes;
+  }
 }
 
 std::string HeapCache::image_path(const std::string& canonical_dump, LoadMode mode) const {

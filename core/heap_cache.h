@@ -20,6 +20,13 @@ struct CacheOptions {
   bool enabled = true;
   std::string dir;  // empty: default_cache_dir()
   std::uint64_t max_bytes = std::uint64_t{10} << 30;
+  // A heap parsed on a miss that holds more than this is written to its
+  // image at once and the load continues on the mapped image (its parsed,
+  // anonymous columns freed), so a dump bigger than memory pages from disk
+  // instead of pinning its heap in RAM (core/cached_load.h). Smaller heaps
+  // keep their parsed columns and the image is written later.
+  // $HEAPLEAK_CACHE_REMAP_ABOVE (bytes) overrides it; 0 remaps every heap.
+  std::uint64_t remap_above_bytes = std::uint64_t{1} << 30;
 };
 
 // $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak;
@@ -52,6 +59,7 @@ class HeapCache {
   bool enabled() const { return options_.enabled; }
   const std::string& dir() const { return options_.dir; }
   std::uint64_t max_bytes() const { return options_.max_bytes; }
+  std::uint64_t remap_above_bytes() const { return options_.remap_above_bytes; }
 
   // Maps the image of `path` loaded in `mode` (a full image also serves an
   // identity-only load). Images found stale, corrupt, truncated or of

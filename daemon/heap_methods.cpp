@@ -107,6 +107,7 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
       CachedLoad loaded = load_heap_cached(&ctx.cache, path, {}, control);
       heap = std::move(loaded.heap);
       image = std::move(loaded.pending);
+      if (loaded.warning) ctx.logger->error(*loaded.warning);
     } catch (const std::bad_alloc&) {
     }
     rc.progress.end();

@@ -118,6 +118,7 @@ ImageWriter& image_writer() {
 Result<std::shared_ptr<const Heap>> load_through_cache(const std::string& path,
                                                        const LoadOptions& options) {
   CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
+  if (loaded.warning) std::cerr << "heapleak: warning: " << *loaded.warning << "\n";
   if (loaded.pending) image_writer().add(std::move(*loaded.pending));
   return std::move(loaded.heap);
 }

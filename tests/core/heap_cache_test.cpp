@@ -382,3 +382,74 @@ TEST_CASE("with the cache off, loads parse and say so", "[cache]") {
   CHECK(heap->report().cache == CacheUse::kOff);
   CHECK_FALSE(fs::exists(dir / "cache"));
 }
+
+TEST_CASE("a heap over the remap threshold is written at once and continues on its image",
+          "[cache]") {
+  TempDir dir;
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto parsed = load_heap(dump).value();
+  for (LoadMode mode : {LoadMode::kFull, LoadMode::kIdentityOnly}) {
+    INFO("mode " << static_cast<int>(mode));
+    const std::string cache_dir = dir / ("cache" + std::to_string(static_cast<int>(mode)));
+    const HeapCache cache({true, cache_dir, std::uint64_t{1} << 30, /*remap_above_bytes=*/0});
+    LoadOptions options;
+    options.mode = mode;
+    CachedLoad loaded = load_heap_cached(&cache, dump, options);
+    REQUIRE(loaded.heap);
+    CHECK_FALSE(loaded.pending);  // already written
+    CHECK_FALSE(loaded.warning);
+    const Heap& remapped = **loaded.heap;
+    // The parse's report (a miss), on columns that view the image.
+    CHECK(remapped.report().cache == CacheUse::kMiss);
+    CHECK(remapped.report().path == dump);
+    CHECK(remapped.columns().address.is_view());
+    CHECK(remapped.columns().memsize.is_view());
+    CHECK(fs::exists(only_image(cache_dir)));
+    if (mode == LoadMode::kFull) {
+      require_same_heap(*parsed, remapped);
+      CHECK(remapped.dominators().reachable_count() == parsed->dominators().reachable_count());
+    } else {
+      // Identity-only heaps have the identity columns only.
+      auto ident = load_heap(dump, options).value();
+      REQUIRE(ident->size() == remapped.size());
+      CHECK(ident->columns().address == remapped.columns().address);
+      CHECK(ident->columns().type == remapped.columns().type);
+      CHECK(ident->columns().memsize == remapped.columns().memsize);
+      CHECK(ident->columns().value_hash == remapped.columns().value_hash);
+      CHECK(ident->columns().first_ref == remapped.columns().first_ref);
+      CHECK(ident->columns().length == remapped.columns().length);
+    }
+    // The next load is a hit on the same image.
+    CachedLoad again = load_heap_cached(&cache, dump, options);
+    REQUIRE(again.heap);
+    CHECK((*again.heap)->report().cache == CacheUse::kHit);
+  }
+}
+
+TEST_CASE("a heap under the remap threshold stays parsed, its image written later", "[cache]") {
+  TempDir dir;
+  const std::string dump = dir / "heap1.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap1.jsonl.gz"), dump);
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30, std::uint64_t{1} << 30});
+  CachedLoad loaded = load_heap_cached(&cache, dump);
+  REQUIRE(loaded.heap);
+  CHECK_FALSE((*loaded.heap)->columns().address.is_view());
+  REQUIRE(loaded.pending);
+  CHECK_FALSE(loaded.pending->write());
+}
+
+TEST_CASE("a heap that cannot be written stays parsed, with a warning", "[cache]") {
+  TempDir dir;
+  const std::string dump = dir / "heap1.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap1.jsonl.gz"), dump);
+  // A cap smaller than the heap: store() refuses it.
+  const HeapCache cache({true, dir / "cache", /*max_bytes=*/1024, /*remap_above_bytes=*/0});
+  CachedLoad loaded = load_heap_cached(&cache, dump);
+  REQUIRE(loaded.heap);
+  CHECK((*loaded.heap)->size() > 0);
+  CHECK_FALSE((*loaded.heap)->columns().address.is_view());
+  CHECK_FALSE(loaded.pending);
+  REQUIRE(loaded.warning);
+  CHECK_THAT(*loaded.warning, Catch::Contains("larger than the cache cap"));
+}

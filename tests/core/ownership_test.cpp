@@ -1,6 +1,8 @@
 #include "core/ownership.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "core/dominators.h"
 #include "tests/core/test_dump.h"
@@ -101,4 +103,94 @@ TEST_CASE("explain ranks leak groups by retained bytes with owners", "[ownership
   CHECK(users->path.root == "vm");
   for (std::size_t k = 1; k < explained.size(); ++k)
     CHECK(explained[k - 1].retained >= explained[k].retained);
+}
+
+namespace {
+
+// A heap of many strings: 40 values, value k copied k times (so each value
+// has its own waste), plus unique strings; every string held by one array.
+std::shared_ptr<const Heap> many_strings_heap() {
+  std::vector<std::string> lines;
+  std::vector<std::string> all;
+  std::uint64_t address = 0x1000;
+  std::vector<std::string> objects;
+  for (int value = 1; value <= 40; ++value) {
+    for (int copy = 0; copy < value; ++copy) {
+      const std::string a = format_address(address += 0x28);
+      all.push_back(a);
+      objects.push_back(object_line({a,
+                                     "STRING",
+                                     "",
+                                     {},
+                                     "\"value\":\"v" + std::to_string(value) +
+                                         "\",\"memsize\":" + std::to_string(40 + value % 3)}));
+    }
+  }
+  for (int unique = 0; unique < 500; ++unique) {
+    const std::string a = format_address(address += 0x28);
+    all.push_back(a);
+    objects.push_back(object_line(
+        {a, "STRING", "", {}, "\"value\":\"u" + std::to_string(unique) + "\",\"memsize\":40"}));
+  }
+  lines.push_back(root_line("vm", {"0x10"}));
+  lines.push_back(object_line({"0x10", "ARRAY", "", all, R"("memsize":100)"}));
+  lines.insert(lines.end(), objects.begin(), objects.end());
+  return load_text(join_lines(lines));
+}
+
+}  // namespace
+
+TEST_CASE("duplicate strings: the best rows in order, with their first samples", "[ownership]") {
+  auto heap = many_strings_heap();
+  // What the answer must be, from a plain map of every value.
+  std::map<std::uint32_t, DuplicateStrings> by_value;
+  for (ObjectIndex i = 0; i < heap->size(); ++i) {
+    if (heap->type(i) != ObjectType::kString || heap->value_hash(i) == 0) continue;
+    DuplicateStrings& entry = by_value[heap->value_hash(i)];
+    entry.value_hash = heap->value_hash(i);
+    ++entry.count;
+    entry.memsize += heap->memsize(i);
+    if (entry.samples.size() < 5) entry.samples.push_back(i);
+  }
+  std::vector<DuplicateStrings> expected;
+  for (auto& [hash, entry] : by_value) {
+    if (entry.count < 2) continue;
+    entry.wasted = entry.memsize - entry.memsize / entry.count;
+    expected.push_back(entry);
+  }
+  std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+    return a.wasted != b.wasted ? a.wasted > b.wasted : a.count > b.count;
+  });
+  REQUIRE(expected.size() == 39);  // value 1 has one copy
+  for (std::size_t limit : {std::size_t{1}, std::size_t{7}, std::size_t{39}, SIZE_MAX}) {
+    INFO("limit " << limit);
+    auto got = duplicate_strings(*heap, limit);
+    REQUIRE(got.size() == std::min(limit, expected.size()));
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      INFO("row " << k);
+      CHECK(got[k].value_hash == expected[k].value_hash);
+      CHECK(got[k].count == expected[k].count);
+      CHECK(got[k].memsize == expected[k].memsize);
+      CHECK(got[k].wasted == expected[k].wasted);
+      CHECK(got[k].samples == expected[k].samples);
+    }
+  }
+  CHECK(duplicate_strings(*heap, 0).empty());
+  CHECK(duplicate_strings(*heap, 3, 0)[0].samples.empty());
+}
+
+TEST_CASE("top retainers: a few rows equal the head of all rows", "[ownership]") {
+  auto heap = many_strings_heap();
+  auto all = top_retainers(*heap, SIZE_MAX);
+  REQUIRE(all.size() == heap->size());
+  for (std::size_t limit : {std::size_t{0}, std::size_t{1}, std::size_t{20}, std::size_t{400}}) {
+    INFO("limit " << limit);
+    auto few = top_retainers(*heap, limit);
+    REQUIRE(few.size() == limit);
+    for (std::size_t k = 0; k < limit; ++k) {
+      CHECK(few[k].object == all[k].object);
+      CHECK(few[k].retained == all[k].retained);
+    }
+  }
+  CHECK(heap->address(all[0].object) == 0x10);
 }

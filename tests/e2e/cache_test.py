@@ -1,7 +1,9 @@
 """The cache of parsed heaps, end to end: the one-shot CLI run twice says
 miss then hit and prints byte-identical --json answers; a damaged image is
 rebuilt with a warning; `heapleak cache list|clear`; a restarted daemon is
-warm (loadHeap says hit and answers the same).
+warm (loadHeap says hit and answers the same); a cold load that writes its
+image at once and continues on the mapping (the path of heaps over the remap
+threshold) answers byte for byte as a parse does.
 
 usage: cache_test.py HEAPLEAK HEAPLEAKD HEAPLEAK_CLIENT FIXTURES
 Every run uses a cache directory of its own (the suite's default is off)."""
@@ -80,6 +82,42 @@ def cli_twice(work):
     check(json.loads(run(["cache", "list", "--json"], cache).stdout)["images"] == [], "not cleared")
 
 
+def remap_same_answers(work):
+    """HEAPLEAK_CACHE_REMAP_ABOVE=0 takes every heap down the path of a dump
+    bigger than the threshold: parsed, written, reopened from its image, the
+    parse freed. Each command cold (a fresh cache), answers equal to
+    --no-cache's, the image written, no warning."""
+    env = dict(os.environ, HEAPLEAK_CACHE_REMAP_ABOVE="0")
+    dumps = [os.path.join(work, f"heap{k}.jsonl.gz") for k in (1, 2, 3)]
+    leaked = [line.strip() for line in open(os.path.join(FIXTURES, "rbheap-3dump",
+                                                         "leaked-strings.txt"))
+              if line.startswith("0x")]
+    commands = [["explain"] + dumps + ["--json"], ["stats"] + dumps + ["--json"],
+                ["top", dumps[1], "--json"], ["top", dumps[1]], ["top", dumps[1], "--by", "class"],
+                ["root", dumps[1]] + leaked[:5] + ["--json"], ["path", dumps[1], leaked[0]],
+                ["owner", dumps[1]] + leaked[:5] + ["--json"], ["info", dumps[1], "--json"]]
+    for n, command in enumerate(commands):
+        cache = os.path.join(work, f"remap-cache-{n}")
+        remapped = run(command, cache, env)
+        parsed = run(command + ["--no-cache"], cache)
+        check("warning" not in remapped.stderr, f"{command}: {remapped.stderr}")
+        check(any(name.endswith(".hlimg") for name in os.listdir(cache)),
+              f"{command}: no image written")
+        if command[0] == "info":
+            got, want = json.loads(remapped.stdout), json.loads(parsed.stdout)
+            check(got["cache"] == "miss" and want["cache"] == "off", f"info cache: {got} {want}")
+            for key in ("cache", "loadSeconds"):
+                got.pop(key)
+                want.pop(key)
+            check(got == want, f"info after the remap differs: {got} != {want}")
+        else:
+            check(remapped.stdout == parsed.stdout,
+                  f"{command}: the remapped answer differs from the parsed one")
+        # And warm, from the image the remap wrote.
+        check(run(command, cache).stdout == remapped.stdout or command[0] == "info",
+              f"{command}: the warm answer differs")
+
+
 def daemon_load(cache, dump):
     with Daemon([HEAPLEAKD, "--stdio", "--cache-dir", cache], stdio=True,
                 log_path=os.path.join(os.path.dirname(cache), f"d-{time.monotonic_ns()}.log")) as d:
@@ -107,6 +145,18 @@ def daemon_restart(work):
         check(cold[0][key] == warm[0][key], f"loadHeap {key} differs")
     check(cold[1] == warm[1], "stats differs on the warm daemon")
     check(cold[2] == warm[2], "topRetainers differs on the warm daemon")
+    # Every heap over the remap threshold (0 here): the image is written
+    # before loadHeap answers and the heap served from the mapping.
+    os.environ["HEAPLEAK_CACHE_REMAP_ABOVE"] = "0"
+    try:
+        remapped = daemon_load(os.path.join(work, "daemon-remap-cache"), dump)
+    finally:
+        del os.environ["HEAPLEAK_CACHE_REMAP_ABOVE"]
+    check(remapped[0]["cache"] == "miss", f"remapped loadHeap: {remapped[0]['cache']}")
+    for key in ("objects", "references", "missingReferences", "roots", "warnings"):
+        check(remapped[0][key] == cold[0][key], f"remapped loadHeap {key} differs")
+    check(remapped[1] == cold[1], "stats differs on the remapped heap")
+    check(remapped[2] == cold[2], "topRetainers differs on the remapped heap")
 
     # heapleak-client asks its daemon (here a private --spawn one, whose cache
     # directory comes from the environment).
@@ -132,6 +182,7 @@ def main():
         for k in (1, 2, 3):
             shutil.copy(os.path.join(FIXTURES, "rbheap-3dump", f"heap{k}.jsonl.gz"), work)
         cli_twice(work)
+        remap_same_answers(work)
         daemon_restart(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)

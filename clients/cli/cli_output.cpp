@@ -54,13 +54,18 @@ namespace {
 std::unique_ptr<HeapCache> cache;
 std::mutex pending_mutex;
 std::vector<PendingImage> pending;
+// Heaps mapped from images: the analyses their queries computed are kept
+// next to the images at exit (core/heap_cache.h's store_analyses).
+std::vector<std::shared_ptr<const Heap>> mapped;
 
 Result<std::shared_ptr<const Heap>> load_through_cache(const std::string& path,
                                                        const LoadOptions& options) {
   CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
+  std::lock_guard lock(pending_mutex);
   if (loaded.pending) {
-    std::lock_guard lock(pending_mutex);
     pending.push_back(std::move(*loaded.pending));
+  } else if (loaded.heap && (*loaded.heap)->image_binding()) {
+    mapped.push_back(*loaded.heap);
   }
   return std::move(loaded.heap);
 }
@@ -80,6 +85,11 @@ void write_pending_images() {
     if (auto warning = image.write()) std::cerr << "heapleak: warning: " << *warning << "\n";
   }
   pending.clear();
+  for (const auto& heap : mapped) {
+    if (auto warning = cli_cache().store_analyses(*heap))
+      std::cerr << "heapleak: warning: " << *warning << "\n";
+  }
+  mapped.clear();
 }
 
 std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,

@@ -43,7 +43,8 @@ GroupBy group_by_option(const Args& args);
 
 // The heap cache every load goes through (set once by main from --no-cache,
 // --cache-dir, --cache-max-bytes and the environment), and the images of the
-// heaps parsed by this run, written by main after the answer is printed.
+// heaps parsed by this run, written by main after the answer is printed,
+// with the analyses computed on them and on the heaps mapped from images.
 void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();

@@ -64,9 +64,10 @@ int run_cache(const std::vector<std::string>& argv) {
       out << entry.objects << " objects  "
           << (entry.mode == LoadMode::kFull ? "full" : "identity-only") << "  " << entry.dump_path;
       if (entry.analyses != 0) {
+        const bool both = entry.analyses == (kRootPathsAnalysis | kDominatorsAnalysis);
         out << "\n    analyses kept (" << human_bytes(entry.analyses_bytes)
-            << "):" << (entry.analyses & kRootPathsAnalysis ? " root paths" : "")
-            << (entry.analyses & kDominatorsAnalysis ? " dominator tree" : "");
+            << "): " << (entry.analyses & kRootPathsAnalysis ? "root paths" : "")
+            << (both ? ", " : "") << (entry.analyses & kDominatorsAnalysis ? "dominator tree" : "");
       }
     } else {
       out << "unreadable (damaged or another version; rebuilt on next use)";

@@ -34,15 +34,16 @@ bool ranks_as_internal(const Heap& heap, ObjectIndex i) {
 }
 
 // For each object of `from`, the matching object of `to` at the same address
-// (same_object), or kNoObject. A linear merge: both heaps are sorted.
+// (same_object, by SameObject), or kNoObject. A linear merge: both heaps are sorted.
 std::vector<ObjectIndex> match_by_address(const Heap& from, const Heap& to,
                                           const IdentityRule& rule, std::size_t& matched) {
   std::vector<ObjectIndex> match(from.size(), kNoObject);
+  const SameObject same(rule, from, to);
   matched = 0;
   ObjectIndex j = 0;
   for (ObjectIndex i = 0; i < from.size(); ++i) {
     while (j < to.size() && to.address(j) < from.address(i)) ++j;
-    if (j < to.size() && to.address(j) == from.address(i) && same_object(rule, from, i, to, j)) {
+    if (j < to.size() && to.address(j) == from.address(i) && same(i, j)) {
       match[i] = j;
       ++matched;
     }

@@ -94,12 +94,10 @@ OpenedAnalyses open_analyses_image(const std::string& path, std::uint64_t object
     return out;
   }
   // Every payload byte is checked once, here, before any of it is used.
-  for (const Section& s : file.table) {
-    if (!file.intact(s))
-      return problem(
-          FileProblem::kCorrupt,
-          "checksum mismatch in section " + std::string(s.name, strnlen(s.name, sizeof s.name)));
-  }
+  if (const Section* s = file.first_damaged())
+    return problem(
+        FileProblem::kCorrupt,
+        "checksum mismatch in section " + std::string(s->name, strnlen(s->name, sizeof s->name)));
   OpenedAnalyses out;
   if (meta.kept & kRootPathsAnalysis) {
     auto parents = column_of<std::uint32_t>(file, "root_paths.parent", objects);

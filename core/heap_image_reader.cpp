@@ -115,12 +115,10 @@ OpenedImage open_heap_image(
     return problem(ImageProblem::kWrongMode, "an identity-only image cannot serve a full load");
 
   // Every payload byte is checked once, here, before any of it is used.
-  for (const Section& s : table) {
-    if (&s != meta && !file.intact(s)) {
-      return problem(
-          ImageProblem::kCorrupt,
-          "checksum mismatch in section " + std::string(s.name, strnlen(s.name, sizeof s.name)));
-    }
+  if (const Section* s = file.first_damaged(meta)) {
+    return problem(
+        ImageProblem::kCorrupt,
+        "checksum mismatch in section " + std::string(s->name, strnlen(s->name, sizeof s->name)));
   }
 
   std::shared_ptr<const void> keep = mapping;

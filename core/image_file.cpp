@@ -10,11 +10,19 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "core/checksum.h"
 
 namespace heapleak::image {
 namespace {
+
+#ifdef MADV_POPULATE_READ
+constexpr int kPopulateRead = MADV_POPULATE_READ;
+#else
+constexpr int kPopulateRead = 22;  // Linux 5.14's value, where glibc's headers lack it
+#endif
 
 std::uint64_t align(std::uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
@@ -170,6 +178,52 @@ const Section* MappedFile::find(std::string_view name) const {
 
 bool MappedFile::intact(const Section& s) const {
   return xxh64(mapping->at(s.offset), s.bytes) == s.checksum;
+}
+
+const Section* MappedFile::first_damaged(const Section* skip) const {
+  // The sections in two shares of about equal bytes (largest first, each to
+  // the lighter share): one checked on a second thread, the other here. XXH64
+  // runs at memory speed on one core (~10 GB/s), so on a warm explain of
+  // three large images (~1.1 GB) this halves a tenth of a second. Every
+  // section is still checked before the image is used.
+  // Every page is about to be read: map them all in one call (from the page
+  // cache, or read ahead from disk) rather than by a fault per 64 KiB. Only
+  // now, after the head and key were checked: a stale image costs no read.
+  // Kernels before 5.14 refuse it, and the faults happen as before.
+  ::madvise(mapping->base, mapping->bytes, kPopulateRead);
+  std::vector<const Section*> order;
+  for (const Section& s : table) {
+    if (&s != skip) order.push_back(&s);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const Section* a, const Section* b) { return a->bytes > b->bytes; });
+  std::vector<const Section*> shares[2];
+  std::uint64_t weight[2] = {0, 0};
+  for (const Section* s : order) {
+    const int k = weight[0] <= weight[1] ? 0 : 1;
+    shares[k].push_back(s);
+    weight[k] += s->bytes;
+  }
+  auto check = [this](const std::vector<const Section*>& share) -> const Section* {
+    for (const Section* s : share) {
+      if (!intact(*s)) return s;
+    }
+    return nullptr;
+  };
+  const Section* damaged[2] = {nullptr, nullptr};
+  constexpr std::uint64_t kWorthAThread = std::uint64_t{16} << 20;
+  if (weight[1] >= kWorthAThread) {
+    try {
+      std::thread helper([&] { damaged[1] = check(shares[1]); });
+      damaged[0] = check(shares[0]);
+      helper.join();
+      return damaged[0] != nullptr ? damaged[0] : damaged[1];
+    } catch (const std::system_error&) {
+      // No thread to be had: check it all here.
+    }
+  }
+  damaged[0] = check(shares[0]);
+  return damaged[0] != nullptr ? damaged[0] : check(shares[1]);
 }
 
 MappedFile map_image_file(const std::string& path, const char (&magic)[8], std::uint32_t version) {

@@ -52,6 +52,10 @@ struct MappedFile {
   const Section* find(std::string_view name) const;
   // Whether the payload of `s` still has the checksum the table says.
   bool intact(const Section& s) const;
+  // Checks every section but `skip` (one already checked); the first found
+  // damaged, or nullptr. The pages are mapped in one call first, and two
+  // threads share the hashing (see image_file.cpp).
+  const Section* first_damaged(const Section* skip = nullptr) const;
 };
 
 // Maps `path` and checks its head; the sections' payloads are not read.

@@ -164,8 +164,10 @@ for set in "${SETS[@]}"; do
   # Images warm, B's analyses computed and written again (what a first explain
   # after `info` costs), then mapped.
   rm -f "$CACHE"/*.hlana
-  measure "heapleak explain A B C (cache warm)" "$mbABC" "$nABC" - "" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
-  measure "heapleak explain (cache warm, analyses)" "$mbABC" "$nABC" - "<= 1 s (large)" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
+  measure "heapleak explain A B C (cache warm)" "$mbABC" "$nABC" - "" \
+    env HEAPLEAK_PROFILE=1 "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
+  grep '^heapleak: cache:' "$TMP/err" | sed 's/^/   /' || true
+  measure "heapleak explain (warm, analyses)" "$mbABC" "$nABC" - "<= 1 s (large)" "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE"
   measure "heapleak stats A B C (cache warm)" "$mbABC" "$nABC" - "" "$HEAPLEAK" stats "$A" "$B" "$C" --cache-dir "$CACHE"
   rm -rf "$CACHE"
   echo "-- one load, step by step (HEAPLEAK_PROFILE=1 heapleak info B):"

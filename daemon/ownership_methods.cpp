@@ -51,8 +51,7 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_diff_heaps(ctx.store, params);
   const Heap& heap = require_edges(heaps.target);
-  const AnalysisAdmission admitted(ctx, heaps.target,
-                                   kDominatorsAnalysis | kRootPathsAnalysis);
+  const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
   // The diff's own groups are not used (explain regroups every leaked object), so no samples
   // here.
   LeakDiff diff = diff_heaps(*heaps.baseline.heap, heap, heaps.later_heap(),

@@ -216,7 +216,9 @@ def daemon_restart(work):
     listed = json.loads(client("list", "--json"))
     check([os.path.basename(i["dump"]) for i in listed["images"]] == ["heap2.jsonl.gz"],
           f"heapleak-client cache list: {listed}")
-    check("heap2.jsonl.gz" in client("list"), "heapleak-client cache list (table)")
+    table = client("list")
+    check("heap2.jsonl.gz" in table, "heapleak-client cache list (table)")
+    check("paths,dominators" in table, f"heapleak-client cache list: no analyses: {table}")
     check("deleted 1 image" in client("clear"), "heapleak-client cache clear")
     check(json.loads(client("list", "--json"))["images"] == [], "heapleak-client: not cleared")
 

@@ -64,17 +64,6 @@ const char* problem_word(image::ImageProblem problem) {
   }
 }
 
-const char* problem_word(image::FileProblem problem) {
-  switch (problem) {
-    case image::FileProblem::kVersion:
-      return "of another version";
-    case image::FileProblem::kTruncated:
-      return "truncated";
-    default:
-      return "corrupt";
-  }
-}
-
 struct Stat {
   std::uint64_t bytes = 0;
   std::int64_t mtime = 0;
@@ -148,9 +137,10 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
       if (analyses.problem != image::FileProblem::kNone &&
           analyses.problem != image::FileProblem::kMissing) {
         ::unlink(analyses_file.c_str());
-        out.warnings.push_back("cache: the analyses kept for " + path + " were " +
-                               (analyses.stale ? "stale" : problem_word(analyses.problem)) + " (" +
-                               analyses.why + "): deleted, computed again when needed");
+        out.warnings.push_back(
+            "cache: the analyses kept for " + path + " were " +
+            (analyses.stale ? "stale" : problem_word(image::image_problem(analyses.problem))) +
+            " (" + analyses.why + "): deleted, computed again when needed");
       }
       report.path = path;
       report.cache = CacheUse::kHit;

@@ -15,22 +15,6 @@ OpenedImage problem(ImageProblem kind, std::string why) {
   return OpenedImage{nullptr, kind, std::move(why)};
 }
 
-ImageProblem image_problem(FileProblem problem) {
-  switch (problem) {
-    case FileProblem::kNone:
-      return ImageProblem::kNone;
-    case FileProblem::kMissing:
-      return ImageProblem::kMissing;
-    case FileProblem::kVersion:
-      return ImageProblem::kVersion;
-    case FileProblem::kTruncated:
-      return ImageProblem::kTruncated;
-    case FileProblem::kCorrupt:
-      break;
-  }
-  return ImageProblem::kCorrupt;
-}
-
 bool same_dump(const ImageKey& image, const ImageKey& now) {
   return image.path == now.path && image.identity == now.identity &&
          image.head_tail == now.head_tail;
@@ -181,6 +165,22 @@ std::optional<ImageSummary> peek_heap_image(const std::string& image_path) {
   summary.image_bytes = mapping->bytes;
   summary.table_checksum = file.header.table_checksum;
   return summary;
+}
+
+ImageProblem image_problem(FileProblem problem) {
+  switch (problem) {
+    case FileProblem::kNone:
+      return ImageProblem::kNone;
+    case FileProblem::kMissing:
+      return ImageProblem::kMissing;
+    case FileProblem::kVersion:
+      return ImageProblem::kVersion;
+    case FileProblem::kTruncated:
+      return ImageProblem::kTruncated;
+    case FileProblem::kCorrupt:
+      break;
+  }
+  return ImageProblem::kCorrupt;
 }
 
 }  // namespace heapleak::image

@@ -15,6 +15,7 @@
 
 #include "core/heap.h"
 #include "core/heap_image_meta.h"
+#include "core/image_file.h"
 
 namespace heapleak::image {
 
@@ -27,6 +28,9 @@ enum class ImageProblem {
   kTruncated,  // shorter than its header says
   kCorrupt,    // bad magic, checksum or structure
 };
+
+// The container's problem (core/image_file.h) in this header's words.
+ImageProblem image_problem(FileProblem problem);
 
 struct OpenedImage {
   std::shared_ptr<const Heap> heap;  // set when problem == kNone

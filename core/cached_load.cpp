@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/analysis_cost.h"
 #include "core/heap_image_reader.h"
 
 namespace heapleak {
@@ -17,8 +18,11 @@ std::shared_ptr<const Heap> write_and_remap(const HeapCache& cache, const Heap& 
                                             std::optional<std::string>& warning) {
   const auto started = std::chrono::steady_clock::now();
   if ((warning = cache.store(parsed, key))) return nullptr;
+  const std::string image_path = cache.image_path(key.path, key.mode);
+  std::uint64_t image_checksum = 0;
   image::OpenedImage opened =
-      image::open_heap_image(cache.image_path(key.path, key.mode), key, [&](LoadReport& report) {
+      image::open_heap_image(image_path, key, [&](LoadReport& report, std::uint64_t checksum) {
+        image_checksum = checksum;
         report = parsed.report();
         report.seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -28,6 +32,8 @@ std::shared_ptr<const Heap> write_and_remap(const HeapCache& cache, const Heap& 
               opened.why + "): the heap stays in memory";
     return nullptr;
   }
+  // Bound to its image like a hit: the analyses computed on it are kept next to it.
+  opened.heap->bind_image(ImageBinding{image_path, image_checksum, kNoAnalysis});
   return std::move(opened.heap);
 }
 

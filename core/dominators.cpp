@@ -156,6 +156,15 @@ DominatorTree::DominatorTree(const Heap& heap) {
   }
 }
 
+DominatorTree::DominatorTree(Column<std::uint32_t> preorder, Column<ObjectIndex> idom,
+                             Column<std::uint64_t> retained, std::size_t reachable,
+                             std::uint64_t unreachable_bytes)
+    : preorder_(std::move(preorder)),
+      idom_(std::move(idom)),
+      retained_(std::move(retained)),
+      reachable_(reachable),
+      unreachable_bytes_(unreachable_bytes) {}
+
 ObjectIndex DominatorTree::lca(ObjectIndex a, ObjectIndex b) const {
   // A dominator always has a smaller preorder number than what it dominates.
   while (a != b) {

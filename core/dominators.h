@@ -21,6 +21,11 @@ class DominatorTree {
   static constexpr ObjectIndex kSuperRoot = kNoObject - 1;
 
   explicit DominatorTree(const Heap& heap);
+  // A tree computed before (a cache file's mapped columns, core/analyses_image.h),
+  // from what preorder()/idoms()/retained_sizes() and the counts returned.
+  DominatorTree(Column<std::uint32_t> preorder, Column<ObjectIndex> idom,
+                Column<std::uint64_t> retained, std::size_t reachable,
+                std::uint64_t unreachable_bytes);
 
   bool reachable(ObjectIndex i) const { return preorder_[i] != kUnvisited; }
   // kSuperRoot for root targets, kNoObject when unreachable.
@@ -39,6 +44,11 @@ class DominatorTree {
   std::uint64_t unreachable_bytes() const { return unreachable_bytes_; }
   std::size_t unreachable_count() const { return idom_.size() - reachable_; }
   std::size_t bytes_used() const;
+  // The arrays themselves, to keep on disk; mapped() when read from one.
+  const Column<std::uint32_t>& preorder() const { return preorder_; }
+  const Column<ObjectIndex>& idoms() const { return idom_; }
+  const Column<std::uint64_t>& retained_sizes() const { return retained_; }
+  bool mapped() const { return idom_.is_view(); }
 
  private:
   static constexpr std::uint32_t kUnvisited = UINT32_MAX;

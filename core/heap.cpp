@@ -42,6 +42,39 @@ const RootPaths& Heap::root_paths() const {
   return *root_paths_;
 }
 
+void Heap::seed_dominators(std::unique_ptr<const DominatorTree> tree) const {
+  std::call_once(dominators_once_, [&] {
+    dominators_ = std::move(tree);
+    dominators_ready_.store(true, std::memory_order_release);
+  });
+}
+
+void Heap::seed_root_paths(std::unique_ptr<const RootPaths> paths) const {
+  std::call_once(root_paths_once_, [&] {
+    root_paths_ = std::move(paths);
+    root_paths_ready_.store(true, std::memory_order_release);
+  });
+}
+
+std::optional<ImageBinding> Heap::image_binding() const {
+  std::lock_guard lock(binding_mutex_);
+  return binding_;
+}
+
+void Heap::bind_image(ImageBinding binding) const {
+  std::lock_guard lock(binding_mutex_);
+  binding_ = std::move(binding);
+}
+
+void Heap::set_analyses_kept(unsigned kept) const {
+  std::lock_guard lock(binding_mutex_);
+  if (binding_) binding_->kept = kept;
+}
+
+// Mapped analyses count at their full size, like a mapped image's columns in
+// bytes_used(): their pages are file-backed and reclaimable, not anonymous,
+// but a query reads most of them, so they are resident while it runs, and a
+// budget that left them out would admit more than the machine holds.
 std::size_t Heap::analyses_bytes_used() const {
   std::size_t total = 0;
   if (has_root_paths()) total += root_paths_->bytes_used();

@@ -131,6 +131,14 @@ void for_each_column(Columns& c, F&& f) {
   f("in_edges", c.in_edges);
 }
 
+// The cache image a heap was mapped from or written to (core/heap_cache.h):
+// its analyses are kept in a file next to it, bound to the image's checksum.
+struct ImageBinding {
+  std::string image_path;
+  std::uint64_t image_checksum = 0;  // the image header's: names its exact content
+  unsigned kept = 0;                 // analyses on disk already (core/analysis_cost.h's bits)
+};
+
 class Heap {
  public:
   Heap(HeapColumns columns, LoadReport report);
@@ -193,6 +201,17 @@ class Heap {
   bool has_dominators() const { return dominators_ready_.load(std::memory_order_acquire); }
   std::size_t analyses_bytes_used() const;
 
+  // Analyses computed by an earlier process and mapped from the cache
+  // (core/analyses_image.h): root_paths()/dominators() return them instead
+  // of computing. Ignored when the heap has its own already.
+  void seed_root_paths(std::unique_ptr<const RootPaths> paths) const;
+  void seed_dominators(std::unique_ptr<const DominatorTree> tree) const;
+
+  // Set by the cache when the heap came from, or went into, an image.
+  std::optional<ImageBinding> image_binding() const;
+  void bind_image(ImageBinding binding) const;
+  void set_analyses_kept(unsigned kept) const;
+
  private:
   HeapColumns c_;
   LoadReport report_;
@@ -202,6 +221,8 @@ class Heap {
   mutable std::unique_ptr<const DominatorTree> dominators_;
   mutable std::atomic<bool> root_paths_ready_{false};
   mutable std::atomic<bool> dominators_ready_{false};
+  mutable std::mutex binding_mutex_;
+  mutable std::optional<ImageBinding> binding_;
 };
 
 }  // namespace heapleak

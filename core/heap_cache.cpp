@@ -12,8 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <string_view>
 
+#include "core/analyses_image.h"
+#include "core/analysis_cost.h"
 #include "core/checksum.h"
 #include "core/file_identity.h"
 #include "core/heap_image_reader.h"
@@ -24,13 +27,27 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kSuffix = ".hlimg";
-constexpr const char* kTempMarker = ".hlimg.tmp.";
+constexpr const char* kAnalysesSuffix = ".hlana";  // the analyses of the image of the same stem
 
-bool is_image(const std::string& name) {
-  return name.size() > std::strlen(kSuffix) &&
-         name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) == 0;
+bool ends_with(const std::string& name, const char* suffix) {
+  return name.size() > std::strlen(suffix) &&
+         name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0;
 }
-bool is_temp(const std::string& name) { return name.find(kTempMarker) != std::string::npos; }
+bool is_image(const std::string& name) { return ends_with(name, kSuffix); }
+bool is_analyses(const std::string& name) { return ends_with(name, kAnalysesSuffix); }
+bool is_temp(const std::string& name) {
+  return name.find(".hlimg.tmp.") != std::string::npos ||
+         name.find(".hlana.tmp.") != std::string::npos;
+}
+
+// Analyses files are written one at a time: two queries finishing at once
+// on one heap would otherwise both write it.
+std::mutex analyses_mutex;
+
+// Their size when written: 4 bytes per object for root paths, 16 for the tree.
+std::uint64_t analyses_estimate(const Heap& heap) {
+  return heap.size() * ((heap.has_root_paths() ? 4u : 0u) + (heap.has_dominators() ? 16u : 0u));
+}
 
 std::string mode_tag(LoadMode mode) { return mode == LoadMode::kFull ? "full" : "ident"; }
 
@@ -92,6 +109,10 @@ std::string HeapCache::image_path(const std::string& canonical_dump, LoadMode mo
   return options_.dir + "/" + hex + "-" + mode_tag(mode) + kSuffix;
 }
 
+std::string HeapCache::analyses_path(const std::string& image_path) {
+  return image_path.substr(0, image_path.size() - std::strlen(kSuffix)) + kAnalysesSuffix;
+}
+
 CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
   CacheLookup out;
   if (!options_.enabled) return out;
@@ -112,15 +133,32 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
   if (mode == LoadMode::kIdentityOnly) candidates.push_back(LoadMode::kIdentityOnly);
   for (LoadMode candidate : candidates) {
     const std::string image = image_path(key.path, candidate);
-    image::OpenedImage opened = image::open_heap_image(image, key, [&](LoadReport& report) {
+    const std::string analyses_file = analyses_path(image);
+    image::OpenedAnalyses analyses;
+    std::uint64_t image_checksum = 0;
+    auto finish = [&](LoadReport& report, std::uint64_t checksum) {
+      image_checksum = checksum;
+      analyses = image::open_analyses_image(analyses_file, report.objects, checksum);
+      if (analyses.problem != image::FileProblem::kNone &&
+          analyses.problem != image::FileProblem::kMissing) {
+        ::unlink(analyses_file.c_str());
+        out.warnings.push_back(
+            "cache: the analyses kept for " + path + " were " +
+            (analyses.stale ? "stale" : problem_word(image::image_problem(analyses.problem))) +
+            " (" + analyses.why + "): deleted, computed again when needed");
+      }
       report.path = path;
       report.cache = CacheUse::kHit;
       report.cache_warnings = out.warnings;
       report.seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    });
+    };
+    image::OpenedImage opened = image::open_heap_image(image, key, finish);
     if (opened.problem == image::ImageProblem::kNone) {
       ::utimensat(AT_FDCWD, image.c_str(), nullptr, 0);  // last used: now (LRU)
+      if (analyses.root_paths) opened.heap->seed_root_paths(std::move(analyses.root_paths));
+      if (analyses.dominators) opened.heap->seed_dominators(std::move(analyses.dominators));
+      opened.heap->bind_image(ImageBinding{image, image_checksum, analyses.kept});
       out.heap = std::move(opened.heap);
       out.use = CacheUse::kHit;
       return out;
@@ -129,6 +167,7 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
         opened.problem == image::ImageProblem::kWrongMode)
       continue;
     ::unlink(image.c_str());
+    ::unlink(analyses_file.c_str());  // bound to the image: useless without it
     out.use = CacheUse::kRebuilt;
     out.warnings.push_back("cache: the image of " + path + " was " + problem_word(opened.problem) +
                            " (" + opened.why + "): deleted and rebuilt from the dump");
@@ -163,11 +202,50 @@ std::optional<std::string> HeapCache::store(const Heap& heap, const image::Image
       static_cast<std::uint64_t>(disk.f_bavail) * disk.f_frsize < estimate + (64u << 20)) {
     return "cache: " + options_.dir + " is full: the heap of " + key.path + " is not cached";
   }
-  if (auto error = image::write_heap_image(heap, key, image_path(key.path, key.mode))) {
+  const std::string image = image_path(key.path, key.mode);
+  // Analyses of the image replaced were bound to it: they go first.
+  ::unlink(analyses_path(image).c_str());
+  std::uint64_t checksum = 0;
+  if (auto error = image::write_heap_image(heap, key, image, &checksum)) {
     return "cache: " + *error + ": the heap is not cached";
   }
   // A full image supersedes the identity-only one of the same dump.
-  if (key.mode == LoadMode::kFull) ::unlink(image_path(key.path, LoadMode::kIdentityOnly).c_str());
+  if (key.mode == LoadMode::kFull) {
+    const std::string ident = image_path(key.path, LoadMode::kIdentityOnly);
+    ::unlink(ident.c_str());
+    ::unlink(analyses_path(ident).c_str());
+  }
+  heap.bind_image(ImageBinding{image, checksum, kNoAnalysis});
+  // The CLI stores after its queries ran: their analyses go with the image.
+  auto warning = store_analyses(heap);
+  evict();
+  return warning;
+}
+
+std::optional<std::string> HeapCache::store_analyses(const Heap& heap) const {
+  if (!options_.enabled) return std::nullopt;
+  std::lock_guard lock(analyses_mutex);
+  const auto binding = heap.image_binding();
+  if (!binding) return std::nullopt;
+  const unsigned have = (heap.has_root_paths() ? kRootPathsAnalysis : kNoAnalysis) |
+                        (heap.has_dominators() ? kDominatorsAnalysis : kNoAnalysis);
+  if ((have & ~binding->kept) == 0) return std::nullopt;
+  // The image may have been evicted or cleared since: analyses without it are useless.
+  if (::access(binding->image_path.c_str(), F_OK) != 0) return std::nullopt;
+  const std::uint64_t estimate = analyses_estimate(heap);
+  if (estimate > options_.max_bytes) return std::nullopt;  // as for images: not worth a warning
+  struct statvfs disk {};
+  if (::statvfs(options_.dir.c_str(), &disk) == 0 &&
+      static_cast<std::uint64_t>(disk.f_bavail) * disk.f_frsize < estimate + (64u << 20)) {
+    return "cache: " + options_.dir + " is full: the analyses of " + heap.report().path +
+           " are not kept";
+  }
+  unsigned kept = kNoAnalysis;
+  if (auto error = image::write_analyses_image(heap, binding->image_checksum,
+                                               analyses_path(binding->image_path), kept)) {
+    return "cache: " + *error + ": the analyses are not kept";
+  }
+  heap.set_analyses_kept(kept);
   evict();
   return std::nullopt;
 }
@@ -191,6 +269,11 @@ std::vector<CacheEntry> HeapCache::list() const {
     } else {
       entry.readable = false;
     }
+    const std::string analyses = analyses_path(entry.image_path);
+    if (auto kept = image::peek_analyses_image(analyses)) {
+      entry.analyses = *kept;
+      if (auto ast = stat_of(analyses)) entry.analyses_bytes = ast->bytes;
+    }
     out.push_back(std::move(entry));
   }
   std::sort(out.begin(), out.end(), [](const CacheEntry& a, const CacheEntry& b) {
@@ -204,10 +287,10 @@ HeapCache::Cleared HeapCache::clear() const {
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(options_.dir, ec)) {
     const std::string name = item.path().filename().string();
-    if (!is_image(name) && !is_temp(name)) continue;
+    if (!is_image(name) && !is_analyses(name) && !is_temp(name)) continue;
     auto st = stat_of(item.path().string());
-    if (::unlink(item.path().c_str()) == 0 && is_image(name)) {
-      ++cleared.images;
+    if (::unlink(item.path().c_str()) == 0 && !is_temp(name)) {
+      if (is_image(name)) ++cleared.images;
       cleared.bytes += st ? st->bytes : 0;
     }
   }
@@ -216,6 +299,7 @@ HeapCache::Cleared HeapCache::clear() const {
 
 void HeapCache::evict() const {
   std::vector<CacheEntry> entries;
+  std::vector<std::pair<std::string, std::uint64_t>> analyses;
   std::uint64_t total = 0;
   std::error_code ec;
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
@@ -230,9 +314,26 @@ void HeapCache::evict() const {
       if (now - st->mtime > 24 * 3600) ::unlink(item.path().c_str());
       continue;
     }
+    if (is_analyses(name)) {
+      analyses.emplace_back(item.path().string(), st->bytes);
+      continue;
+    }
     if (!is_image(name)) continue;
     entries.push_back(CacheEntry{item.path().string(), {}, LoadMode::kFull, st->bytes, st->mtime});
     total += st->bytes;
+  }
+  // An image and its analyses are one entry: used together, evicted together.
+  // Analyses whose image is gone are deleted.
+  for (const auto& [path, bytes] : analyses) {
+    const std::string image = path.substr(0, path.size() - std::strlen(kAnalysesSuffix)) + kSuffix;
+    auto owner = std::find_if(entries.begin(), entries.end(),
+                              [&](const CacheEntry& e) { return e.image_path == image; });
+    if (owner == entries.end()) {
+      ::unlink(path.c_str());
+      continue;
+    }
+    owner->analyses_bytes = bytes;
+    total += bytes;
   }
   std::sort(entries.begin(), entries.end(), [](const CacheEntry& a, const CacheEntry& b) {
     return a.last_used != b.last_used ? a.last_used < b.last_used : a.image_path < b.image_path;
@@ -240,6 +341,8 @@ void HeapCache::evict() const {
   for (const auto& entry : entries) {
     if (total <= options_.max_bytes) break;
     if (::unlink(entry.image_path.c_str()) == 0) total -= entry.bytes;
+    if (entry.analyses_bytes > 0 && ::unlink(analyses_path(entry.image_path).c_str()) == 0)
+      total -= entry.analyses_bytes;
   }
 }
 

@@ -1,7 +1,8 @@
 // The cache directory of parsed heaps: one image per dump path and load mode
 // (core/heap_image_*.h), found by the dump's key, touched when used, evicted
-// least recently used first past a size cap, listed and cleared on request.
-// Failing to cache never fails a load: it becomes a warning.
+// least recently used first past a size cap, listed and cleared on request;
+// next to an image, the analyses computed on its heap (core/analyses_image.h),
+// which live and die with it. Failing to cache never fails a load.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +43,9 @@ struct CacheEntry {
   std::uint64_t bytes = 0;
   std::int64_t last_used = 0;  // seconds since the epoch (the image's mtime)
   std::uint64_t objects = 0;
-  bool readable = true;  // false: damaged or of another version (rebuilt on next use)
+  bool readable = true;   // false: damaged or of another version (rebuilt on next use)
+  unsigned analyses = 0;  // analyses kept next to the image (core/analysis_cost.h's bits)
+  std::uint64_t analyses_bytes = 0;
 };
 
 struct CacheLookup {
@@ -62,17 +65,22 @@ class HeapCache {
   std::uint64_t remap_above_bytes() const { return options_.remap_above_bytes; }
 
   // Maps the image of `path` loaded in `mode` (a full image also serves an
-  // identity-only load). Images found stale, corrupt, truncated or of
-  // another version are deleted and named in `warnings`.
+  // identity-only load), and the analyses kept next to it, seeded into the
+  // heap. Images or analyses found stale, corrupt, truncated or of another
+  // version are deleted and named in `warnings`.
   CacheLookup lookup(const std::string& path, LoadMode mode) const;
 
   // Writes the image of a heap parsed under `key` (if the dump is still that
-  // file), then evicts past the cap. A warning for people when it could not.
+  // file), binds the heap to it, keeps the analyses it has computed so far,
+  // then evicts past the cap. A warning for people when it could not.
   std::optional<std::string> store(const Heap& heap, const image::ImageKey& key) const;
+  // Keeps the analyses a heap bound to an image (a hit, or a stored miss)
+  // computed since it was opened or last kept; nothing to do otherwise.
+  std::optional<std::string> store_analyses(const Heap& heap) const;
 
   std::vector<CacheEntry> list() const;  // most recently used first
   struct Cleared {
-    std::size_t images = 0;
+    std::size_t images = 0;  // bytes count their analyses too
     std::uint64_t bytes = 0;
   };
   Cleared clear() const;
@@ -80,6 +88,7 @@ class HeapCache {
   void evict() const;
 
   std::string image_path(const std::string& canonical_dump, LoadMode mode) const;
+  static std::string analyses_path(const std::string& image_path);
 
  private:
   CacheOptions options_;

@@ -15,6 +15,7 @@
 
 #include "core/heap.h"
 #include "core/heap_image_meta.h"
+#include "core/image_file.h"
 
 namespace heapleak::image {
 
@@ -28,19 +29,25 @@ enum class ImageProblem {
   kCorrupt,    // bad magic, checksum or structure
 };
 
+// The container's problem (core/image_file.h) in this header's words.
+ImageProblem image_problem(FileProblem problem);
+
 struct OpenedImage {
   std::shared_ptr<const Heap> heap;  // set when problem == kNone
   ImageProblem problem = ImageProblem::kMissing;
-  std::string why;  // for people, when problem is not kNone
+  std::string why;                   // for people, when problem is not kNone
+  std::uint64_t table_checksum = 0;  // the header's: names the image's exact content
 };
 
 // `expected` is the dump as it is now; a full image serves an identity-only
 // load, not the reverse. The heap's report carries the image's load report
 // (path and cache fields are the caller's to set).
 // `finish` completes the report before the heap is made (the caller's path,
-// cache use and timing).
-OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expected,
-                            const std::function<void(LoadReport&)>& finish = {});
+// cache use and timing); it also gets the image's table checksum, which the
+// analyses kept next to the image are bound to (core/analyses_image.h).
+OpenedImage open_heap_image(
+    const std::string& image_path, const ImageKey& expected,
+    const std::function<void(LoadReport&, std::uint64_t table_checksum)>& finish = {});
 
 // What `cache list` shows: the key and counts from the header and meta
 // section only (checked by their checksums, the payload is not read).
@@ -48,6 +55,7 @@ struct ImageSummary {
   ImageKey key;
   std::uint64_t objects = 0;
   std::uint64_t image_bytes = 0;
+  std::uint64_t table_checksum = 0;
 };
 std::optional<ImageSummary> peek_heap_image(const std::string& image_path);
 

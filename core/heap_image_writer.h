@@ -5,6 +5,7 @@
 // image, the new one or none, never half of one.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -13,8 +14,11 @@
 
 namespace heapleak::image {
 
-// Nothing on success, else why not (the temporary file is removed).
+// Nothing on success, else why not (the temporary file is removed). On
+// success `table_checksum` (when given) receives the header's checksum, which
+// names this image's exact content (core/analyses_image.h binds to it).
 std::optional<std::string> write_heap_image(const Heap& heap, const ImageKey& key,
-                                            const std::string& image_path);
+                                            const std::string& image_path,
+                                            std::uint64_t* table_checksum = nullptr);
 
 }  // namespace heapleak::image

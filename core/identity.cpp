@@ -1,5 +1,8 @@
 #include "core/identity.h"
 
+#include <string_view>
+#include <unordered_map>
+
 namespace heapleak {
 
 IdentityRule IdentityRule::between(const Heap& x, const Heap& y) {
@@ -45,6 +48,39 @@ bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const H
   if (x.own_name(i) != y.own_name(j)) return false;  // class name, DATA struct, IMEMO kind
   if (x.type(i) == ObjectType::kImemo) return true;  // IMEMO class fields are junk
   return x.class_name(i) == y.class_name(j);
+}
+
+SameObject::SameObject(const IdentityRule& rule, const Heap& x, const Heap& y)
+    : rule_(rule), x_(x.columns()), y_(y.columns()), x_to_y_(x_.names.size(), kAbsent) {
+  std::unordered_map<std::string_view, std::uint32_t> in_y;
+  in_y.reserve(y_.names.size());
+  for (std::uint32_t id = 0; id < y_.names.size(); ++id) in_y.emplace(y_.names.at(id), id);
+  for (std::uint32_t id = 0; id < x_.names.size(); ++id) {
+    if (auto found = in_y.find(x_.names.at(id)); found != in_y.end()) x_to_y_[id] = found->second;
+  }
+}
+
+// The same tests as same_object, in the same order, on ids.
+bool SameObject::operator()(ObjectIndex i, ObjectIndex j) const {
+  if (x_.type[i] != y_.type[j]) return false;
+  bool by_contents = rule_.contents;
+  if (rule_.generation) {
+    // Both have the column (the rule says so); 0 is "absent".
+    if (x_.generation[i] != y_.generation[j]) return false;
+    if (x_.generation[i] == 0) by_contents = true;
+  }
+  if (rule_.allocation_site) {
+    const std::uint32_t lx = x_.line.empty() ? 0 : x_.line[i];
+    const std::uint32_t ly = y_.line.empty() ? 0 : y_.line[j];
+    if (lx != ly || x_to_y_[x_.file[i]] != y_.file[j]) return false;
+  }
+  if (by_contents) {
+    if (!agree_when_both(x_.value_hash[i], y_.value_hash[j])) return false;
+    if (!agree_when_both(x_.first_ref[i], y_.first_ref[j])) return false;
+  }
+  if (x_to_y_[x_.own_name[i]] != y_.own_name[j]) return false;
+  if (x_.type[i] == ObjectType::kImemo) return true;
+  return x_to_y_[class_name_id(x_, i)] == class_name_id(y_, j);
 }
 
 }  // namespace heapleak

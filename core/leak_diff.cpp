@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "core/load_warnings.h"
@@ -14,6 +17,9 @@ namespace {
 // process, objects have most likely moved (GC.compact) rather than died.
 constexpr double kCompactionThreshold = 0.3;
 constexpr std::size_t kMinObjectsForCompactionCheck = 1000;
+// Below this many objects in B, a second thread for the B-to-C match costs
+// more than it saves.
+constexpr std::size_t kObjectsWorthAThread = 200000;
 
 bool is_live(ObjectType type) { return type != ObjectType::kNone && type != ObjectType::kMoved; }
 
@@ -34,15 +40,16 @@ bool ranks_as_internal(const Heap& heap, ObjectIndex i) {
 }
 
 // For each object of `from`, the matching object of `to` at the same address
-// (same_object), or kNoObject. A linear merge: both heaps are sorted.
+// (same_object, by SameObject), or kNoObject. A linear merge: both heaps are sorted.
 std::vector<ObjectIndex> match_by_address(const Heap& from, const Heap& to,
                                           const IdentityRule& rule, std::size_t& matched) {
   std::vector<ObjectIndex> match(from.size(), kNoObject);
+  const SameObject same(rule, from, to);
   matched = 0;
   ObjectIndex j = 0;
   for (ObjectIndex i = 0; i < from.size(); ++i) {
     while (j < to.size() && to.address(j) < from.address(i)) ++j;
-    if (j < to.size() && to.address(j) == from.address(i) && same_object(rule, from, i, to, j)) {
+    if (j < to.size() && to.address(j) == from.address(i) && same(i, j)) {
       match[i] = j;
       ++matched;
     }
@@ -167,17 +174,45 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
   const IdentityRule old_rule = IdentityRule::between(baseline, target);
   diff.rule = old_rule.describe();
 
-  std::size_t matched = 0;
-  const auto in_baseline = match_by_address(target, baseline, old_rule, matched);
+  // B against A and B against C read different heaps and fill different
+  // arrays: the second runs on a thread of its own when the heaps are large
+  // (each is a merge over every object of B, bound by memory latency).
+  std::size_t matched = 0, later_matched = 0;
+  std::vector<ObjectIndex> in_baseline, in_later;
+  const IdentityRule new_rule = later ? IdentityRule::between(target, *later) : old_rule;
+  std::exception_ptr later_failed;
+  auto match_later = [&] {
+    try {
+      in_later = match_by_address(target, *later, new_rule, later_matched);
+    } catch (...) {
+      later_failed = std::current_exception();
+    }
+  };
+  std::thread helper;
+  if (later && target.size() >= kObjectsWorthAThread) {
+    try {
+      helper = std::thread(match_later);
+    } catch (const std::system_error&) {
+      // No thread to be had: matched below, one after the other.
+    }
+  }
+  try {
+    in_baseline = match_by_address(target, baseline, old_rule, matched);
+  } catch (...) {
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) {
+    helper.join();
+  } else if (later) {
+    match_later();
+  }
+  if (later_failed) std::rethrow_exception(later_failed);
   check_compaction("A (baseline)", "B (target)", std::min(baseline.size(), target.size()), matched,
                    diff.baseline_survival, diff);
-
-  std::vector<ObjectIndex> in_later;
   if (later) {
-    const IdentityRule new_rule = IdentityRule::between(target, *later);
-    in_later = match_by_address(target, *later, new_rule, matched);
-    check_compaction("B (target)", "C (later)", std::min(target.size(), later->size()), matched,
-                     diff.later_survival, diff);
+    check_compaction("B (target)", "C (later)", std::min(target.size(), later->size()),
+                     later_matched, diff.later_survival, diff);
     if (new_rule.describe() != diff.rule) diff.rule += "; B to C: " + new_rule.describe();
   }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/column.h"
 #include "core/error.h"
 #include "core/heap.h"
 
@@ -25,10 +26,18 @@ struct RootPath {
 class RootPaths {
  public:
   explicit RootPaths(const Heap& heap);
+  // Root paths computed before (a cache file's mapped column, core/analyses_image.h):
+  // `parents` as parents() returned them, one per object.
+  RootPaths(Column<std::uint32_t> parents, std::size_t reachable)
+      : parent_(std::move(parents)), reachable_(reachable) {}
 
   bool reachable(ObjectIndex i) const { return parent_[i] != kUnreached; }
   std::size_t reachable_count() const { return reachable_; }
   std::size_t bytes_used() const { return parent_.capacity() * sizeof(std::uint32_t); }
+  // The raw parent column (an object, or a root category's code), to keep on
+  // disk; true when it is mapped from a cache file rather than computed.
+  const Column<std::uint32_t>& parents() const { return parent_; }
+  bool mapped() const { return parent_.is_view(); }
   // Empty path when the object is not reachable from any root.
   RootPath path_to(const Heap& heap, ObjectIndex i) const;
   // The object before `i` on its shortest path; kNoObject for a root target
@@ -48,7 +57,7 @@ class RootPaths {
   static constexpr std::uint32_t kRootBase =
       0xFFFF0000u;  // parent of a root target: kRootBase + category
 
-  std::vector<std::uint32_t> parent_;
+  Column<std::uint32_t> parent_;
   std::size_t reachable_ = 0;
 };
 

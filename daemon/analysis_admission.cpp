@@ -20,8 +20,9 @@ std::string mib_down(std::uint64_t bytes) { return std::to_string(bytes >> 20); 
 
 }  // namespace
 
-AnalysisAdmission::AnalysisAdmission(HeapStore& store, const HeapEntry& entry, unsigned needed)
-    : store_(store), id_(entry.id) {
+AnalysisAdmission::AnalysisAdmission(DaemonContext& ctx, const HeapEntry& entry, unsigned needed)
+    : ctx_(ctx), heap_(entry.heap), id_(entry.id) {
+  HeapStore& store = ctx.store;
   unsigned missing = kNoAnalysis;
   if ((needed & kDominatorsAnalysis) && !entry.heap->has_dominators())
     missing |= kDominatorsAnalysis;
@@ -46,8 +47,16 @@ AnalysisAdmission::AnalysisAdmission(HeapStore& store, const HeapEntry& entry, u
 
 AnalysisAdmission::~AnalysisAdmission() {
   if (reserved_ == 0) return;
-  store_.release(reserved_);
-  store_.recharge(id_);
+  ctx_.store.release(reserved_);
+  ctx_.store.recharge(id_);
+  if (!heap_->image_binding()) return;
+  try {
+    ctx_.loads.post([cache = &ctx_.cache, logger = ctx_.logger, heap = heap_] {
+      if (auto warning = cache->store_analyses(*heap)) logger->error(*warning);
+    });
+  } catch (...) {
+    // Not kept this time (no memory for the task): computed again next run.
+  }
 }
 
 }  // namespace heapleak::daemon

@@ -1,12 +1,15 @@
 // The --max-memory budget for the analyses a query caches on a heap (the
 // dominator tree, root paths): admitted on their estimated peak before they
 // run (refused with -32803 overBudget and what they need and what is free),
-// then charged to the heap for what they keep once the query is done.
+// then charged to the heap for what they keep once the query is done, and
+// kept on disk next to the heap's cache image (core/heap_cache.h) so a
+// restarted daemon maps them instead of computing them again.
 #pragma once
 
 #include <cstdint>
 
 #include "core/analysis_cost.h"
+#include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
 
 namespace heapleak::daemon {
@@ -15,14 +18,17 @@ class AnalysisAdmission {
  public:
   // Throws protocol::RpcException (overBudget) when the analyses in `needed`
   // that `entry`'s heap lacks would not fit; nothing to admit is a no-op.
-  AnalysisAdmission(HeapStore& store, const HeapEntry& entry, unsigned needed);
-  // Frees the reservation and charges the heap what it holds now.
+  AnalysisAdmission(DaemonContext& ctx, const HeapEntry& entry, unsigned needed);
+  // Frees the reservation, charges the heap what it holds now and, for a
+  // heap with a cache image, posts the writing of its analyses to the load
+  // pool (done while the answer goes out).
   ~AnalysisAdmission();
   AnalysisAdmission(const AnalysisAdmission&) = delete;
   AnalysisAdmission& operator=(const AnalysisAdmission&) = delete;
 
  private:
-  HeapStore& store_;
+  DaemonContext& ctx_;
+  std::shared_ptr<const Heap> heap_;
   std::string id_;
   std::uint64_t reserved_ = 0;
 };

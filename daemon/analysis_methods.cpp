@@ -45,7 +45,7 @@ json::value run_root(DaemonContext& ctx, const RootParams& params, const Request
   std::atomic<bool> cancel{false};
   std::stop_callback on_cancel(context.stop, [&cancel] { cancel.store(true); });
   request.cancel = &cancel;
-  const AnalysisAdmission admitted(ctx.store, entry, kRootPathsAnalysis);
+  const AnalysisAdmission admitted(ctx, entry, kRootPathsAnalysis);
   auto report = explain_retention(*entry.heap, request);
   if (!report) throw protocol::RpcException(to_rpc_error(report.error()));
   json::object out = retainer_json(*entry.heap, *report);
@@ -57,7 +57,7 @@ json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params,
                              const RequestContext&) {
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const ObjectIndex index = require_object(*entry.heap, params.address);
-  const AnalysisAdmission admitted(ctx.store, entry, kRootPathsAnalysis);
+  const AnalysisAdmission admitted(ctx, entry, kRootPathsAnalysis);
   auto path = path_to_root(*entry.heap, index);
   if (!path) throw protocol::RpcException(to_rpc_error(path.error()));
   return root_path_json(*entry.heap, *path);

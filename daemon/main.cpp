@@ -56,12 +56,14 @@ int main(int argc, char** argv) {
       std::make_shared<protocol::StderrLogger>(*protocol::parse_log_level(options->log_level));
 
   HeapStore store(options->max_memory);
+  // Declared before the pools so it outlives them: they finish the image
+  // and analyses writes still queued when the daemon stops.
+  const HeapCache cache(CacheOptions{options->cache, options->cache_dir, options->cache_max_bytes});
   // Declared before `loads` so it is destroyed after it: a load that ends
   // while the daemon stops still posts the queries that waited for it.
   WorkerPool queries(options->sync ? 0 : 2);
   WorkerPool loads(options->sync ? 0 : 2);
   std::function<void()> request_stop = [] {};
-  const HeapCache cache(CacheOptions{options->cache, options->cache_dir, options->cache_max_bytes});
   DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }, cache};
   auto binder = std::make_shared<protocol::Binder>();
   register_all_methods(*binder, context);

@@ -41,7 +41,7 @@ json::value run_owner(DaemonContext& ctx, const RootParams& params, const Reques
   for (Address address : parse_address_list(params.addresses)) {
     objects.push_back(require_object(heap, format_address(address)));
   }
-  const AnalysisAdmission admitted(ctx.store, entry, kDominatorsAnalysis | kRootPathsAnalysis);
+  const AnalysisAdmission admitted(ctx, entry, kDominatorsAnalysis | kRootPathsAnalysis);
   json::object out = owner_json(heap, find_owner(heap, objects));
   out["heap"] = entry.id;
   return out;
@@ -51,8 +51,7 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_diff_heaps(ctx.store, params);
   const Heap& heap = require_edges(heaps.target);
-  const AnalysisAdmission admitted(ctx.store, heaps.target,
-                                   kDominatorsAnalysis | kRootPathsAnalysis);
+  const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
   // The diff's own groups are not used (explain regroups every leaked object), so no samples
   // here.
   LeakDiff diff = diff_heaps(*heaps.baseline.heap, heap, heaps.later_heap(),
@@ -72,7 +71,7 @@ json::value run_retained(DaemonContext& ctx, const AddressParams& params, const 
   const HeapEntry entry = require_heap(ctx.store, params.heap);
   const Heap& heap = require_edges(entry);
   const ObjectIndex object = require_object(heap, params.address);
-  const AnalysisAdmission admitted(ctx.store, entry, kDominatorsAnalysis);
+  const AnalysisAdmission admitted(ctx, entry, kDominatorsAnalysis);
   return retained_json(heap, object);
 }
 
@@ -83,7 +82,7 @@ json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const
     throw protocol::RpcException(
         protocol::invalid_params("params.groupBy: expected object or class"));
   }
-  const AnalysisAdmission admitted(ctx.store, entry, kDominatorsAnalysis);
+  const AnalysisAdmission admitted(ctx, entry, kDominatorsAnalysis);
   json::object out =
       top_retainers_json(heap, limit_or_all(params.limit), params.group_by == "class");
   out["heap"] = entry.id;

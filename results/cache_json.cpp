@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "core/analysis_cost.h"
+
 namespace heapleak::results {
 namespace json = boost::json;
 
@@ -18,7 +20,10 @@ json::object cache_list_json(const HeapCache& cache, const std::vector<CacheEntr
   json::array images;
   std::uint64_t total = 0;
   for (const auto& entry : entries) {
-    total += entry.bytes;
+    total += entry.bytes + entry.analyses_bytes;
+    json::array analyses;
+    if (entry.analyses & kRootPathsAnalysis) analyses.push_back("rootPaths");
+    if (entry.analyses & kDominatorsAnalysis) analyses.push_back("dominators");
     images.push_back(json::object{
         {"image", entry.image_path},
         {"dump", entry.dump_path},
@@ -27,6 +32,8 @@ json::object cache_list_json(const HeapCache& cache, const std::vector<CacheEntr
         {"lastUsed", utc_time_text(entry.last_used)},
         {"objects", entry.objects},
         {"readable", entry.readable},
+        {"analyses", std::move(analyses)},
+        {"analysesBytes", entry.analyses_bytes},
     });
   }
   return json::object{{"dir", cache.dir()},

@@ -6,6 +6,7 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/common/human_bytes.h"
+#include "core/analysis_cost.h"
 #include "results/cache_json.h"
 
 namespace heapleak::cli {
@@ -15,8 +16,10 @@ namespace {
 constexpr const char* kHelp = R"(usage: heapleak cache list|clear [--json] [--cache-dir DIR]
 
 list   every image: the dump it was parsed from, its load mode, size, when it
-       was last used and how many objects it holds (most recent first)
-clear  deletes every image (the next load of each dump parses it again)
+       was last used and how many objects it holds (most recent first), and
+       the analyses kept with it (root paths, dominator tree)
+clear  deletes every image and its analyses (the next load of each dump
+       parses it again)
 
 Images live in --cache-dir, else $HEAPLEAK_CACHE_DIR, else
 $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak.
@@ -50,7 +53,7 @@ int run_cache(const std::vector<std::string>& argv) {
     return write_output(args, to_json_text(results::cache_list_json(cache, entries))) ? kExitOk
                                                                                       : kExitInput;
   std::uint64_t total = 0;
-  for (const auto& entry : entries) total += entry.bytes;
+  for (const auto& entry : entries) total += entry.bytes + entry.analyses_bytes;
   out << cache.dir() << ": " << entries.size() << (entries.size() == 1 ? " image, " : " images, ")
       << human_bytes(total) << " of " << human_bytes(cache.max_bytes())
       << (cache.enabled() ? "" : " (cache off)") << "\n";
@@ -60,6 +63,12 @@ int run_cache(const std::vector<std::string>& argv) {
     if (entry.readable) {
       out << entry.objects << " objects  "
           << (entry.mode == LoadMode::kFull ? "full" : "identity-only") << "  " << entry.dump_path;
+      if (entry.analyses != 0) {
+        const bool both = entry.analyses == (kRootPathsAnalysis | kDominatorsAnalysis);
+        out << "\n    analyses kept (" << human_bytes(entry.analyses_bytes)
+            << "): " << (entry.analyses & kRootPathsAnalysis ? "root paths" : "")
+            << (both ? ", " : "") << (entry.analyses & kDominatorsAnalysis ? "dominator tree" : "");
+      }
     } else {
       out << "unreadable (damaged or another version; rebuilt on next use)";
     }

@@ -44,7 +44,8 @@ GroupBy group_by_option(const Args& args);
 // The heap cache every load goes through (set once by main from --no-cache,
 // --cache-dir, --cache-max-bytes and the environment). The images of the
 // heaps this run parses are written on a background thread as each load ends;
-// write_pending_images() (main, after the answer) waits for the last one.
+// write_pending_images() (main, after the answer) waits for the last one,
+// then keeps the analyses computed on every heap bound to an image.
 void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();

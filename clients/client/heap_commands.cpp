@@ -126,12 +126,22 @@ int run_cache(CommandContext& ctx) {
                {"SIZE", true, false, ""},
                {"OBJECTS", true, false, ""},
                {"MODE", false, false, ""},
+               {"ANALYSES", false, false, ""},
                {"DUMP", false, true, ""}});
   for (const auto& image : images->as_array()) {
     const bool readable = flag(image, "readable");
+    // The analyses kept next to the image (rootPaths, dominators), mapped by the next load.
+    std::string analyses;
+    if (const json::value* kept = member(image, "analyses"); kept && kept->is_array()) {
+      for (const auto& name : kept->as_array()) {
+        if (!name.is_string()) continue;
+        if (!analyses.empty()) analyses += ",";
+        analyses += name.as_string() == "rootPaths" ? "paths" : "dominators";
+      }
+    }
     table.add({str(image, "lastUsed"), human_bytes(static_cast<double>(num(image, "bytes"))),
                readable ? grouped(num(image, "objects")) : "-",
-               readable ? str(image, "mode") : "unreadable",
+               readable ? str(image, "mode") : "unreadable", analyses.empty() ? "-" : analyses,
                readable ? str(image, "dump") : str(image, "image")});
   }
   table.print(std::cout, ctx.term());

@@ -17,6 +17,7 @@
 #include "core/dominators.h"
 #include "core/heap_image_format.h"
 #include "core/load_warnings.h"
+#include "tests/core/cache_test_support.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -24,51 +25,6 @@ using namespace heapleak::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  return std::string(HEAPLEAK_TEST_DATA_DIR) + "/" + name;
-}
-
-// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/heapleak-cache-test-XXXXXX";
-    path_ = ::mkdtemp(name);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-// Loads through the cache and writes the image of a miss at once, as the CLI does.
-std::shared_ptr<const Heap> cached_load(const HeapCache& cache, const std::string& path,
-                                        LoadMode mode = LoadMode::kFull) {
-  LoadOptions options;
-  options.mode = mode;
-  CachedLoad loaded = load_heap_cached(&cache, path, options);
-  REQUIRE(loaded.heap);
-  if (loaded.pending) REQUIRE_FALSE(loaded.pending->write());
-  return *loaded.heap;
-}
-
-std::vector<std::string> images_in(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& item : fs::directory_iterator(dir)) {
-    names.push_back(item.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string only_image(const std::string& dir) {
-  auto names = images_in(dir);
-  REQUIRE(names.size() == 1);
-  return dir + "/" + names[0];
-}
 
 // `same_file`: both were read from one file, unchanged (not so after a rebuild).
 void require_same_heap(const Heap& a, const Heap& b, bool same_file = true) {
@@ -143,25 +99,6 @@ void require_same_heap(const Heap& a, const Heap& b, bool same_file = true) {
       CHECK(p.window == q.window);
     }
   }
-}
-
-void copy_file(const std::string& from, const std::string& to) {
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
-}
-
-void write_byte(const std::string& path, std::uint64_t offset, char byte) {
-  const int fd = ::open(path.c_str(), O_WRONLY);
-  REQUIRE(fd >= 0);
-  REQUIRE(::pwrite(fd, &byte, 1, static_cast<off_t>(offset)) == 1);
-  ::close(fd);
-}
-
-char read_byte(const std::string& path, std::uint64_t offset) {
-  char byte = 0;
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  REQUIRE(::pread(fd, &byte, 1, static_cast<off_t>(offset)) == 1);
-  ::close(fd);
-  return byte;
 }
 
 // Reloads through the cache and requires a rebuild whose warning says `why`.

@@ -1,7 +1,10 @@
 #include "core/identity.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <utility>
 
+#include "core/loader.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -15,7 +18,11 @@ bool same(const std::string& x_line, const std::string& y_line, const std::strin
   auto y = load_text(
       join_lines({class_line("0x30", "User"), class_line("0x40", "Admin"), shared, y_line}));
   const auto rule = IdentityRule::between(*x, *y);
-  return same_object(rule, *x, index_of(*x, "0x100"), *y, index_of(*y, "0x100"));
+  const ObjectIndex i = index_of(*x, "0x100"), j = index_of(*y, "0x100");
+  const bool answer = same_object(rule, *x, i, *y, j);
+  // The diff's matcher (names by id) answers every case alike.
+  CHECK(SameObject(rule, *x, *y)(i, j) == answer);
+  return answer;
 }
 
 }  // namespace
@@ -88,4 +95,36 @@ TEST_CASE("traced dumps: objects older than tracing fall back to contents", "[id
       object_line({"0x900", "OBJECT", "0x10", {}, R"("file":"a.rb", "line":1, "generation":3)"});
   CHECK_FALSE(same(traced + "\n" + object_line({"0x100", "STRING", "", {}, R"("value":"a")"}),
                    traced + "\n" + object_line({"0x100", "STRING", "", {}, R"("value":"b")"})));
+}
+
+TEST_CASE("SameObject agrees with same_object on every address shared by two real dumps",
+          "[identity]") {
+  const std::string dir = std::string(HEAPLEAK_TEST_DATA_DIR) + "/";
+  const std::pair<const char*, const char*> pairs[] = {
+      {"rbheap-3dump/heap1.jsonl.gz", "rbheap-3dump/heap2.jsonl.gz"},
+      {"rbheap-3dump/heap3.jsonl.gz", "rbheap-3dump/heap2.jsonl.gz"},
+      {"heap-profiler/ruby-3.0-singleton-classes.heap.gz", "heapy/my_dump_1.json.gz"}};
+  for (const auto& [first, second] : pairs) {
+    INFO(first << " / " << second);
+    auto x = load_heap(dir + first);
+    auto y = load_heap(dir + second);
+    REQUIRE(x);
+    REQUIRE(y);
+    const auto rule = IdentityRule::between(**x, **y);
+    const SameObject same(rule, **x, **y);
+    std::size_t shared = 0, matched = 0, differing = 0;
+    for (ObjectIndex i = 0; i < (*x)->size(); ++i) {
+      const auto j = (*y)->find((*x)->address(i));
+      if (!j) continue;
+      ++shared;
+      const bool answer = same_object(rule, **x, i, **y, *j);
+      matched += answer ? 1 : 0;
+      differing += same(i, *j) != answer ? 1 : 0;
+    }
+    CHECK(differing == 0);
+    if (std::string(first).find("rbheap") != std::string::npos) {
+      CHECK(shared > 1000);
+      CHECK(matched > 0);
+    }
+  }
 }

@@ -3,7 +3,10 @@ miss then hit and prints byte-identical --json answers; a damaged image is
 rebuilt with a warning; `heapleak cache list|clear`; a restarted daemon is
 warm (loadHeap says hit and answers the same); a cold load that writes its
 image at once and continues on the mapping (the path of heaps over the remap
-threshold) answers byte for byte as a parse does.
+threshold) answers byte for byte as a parse does. The analyses kept next to an
+image (root paths, dominator tree): explain, root and top answer the same
+cold, warm, warm with kept analyses and with --no-cache; damaged analyses
+are computed again with a warning; a restarted daemon maps them.
 
 usage: cache_test.py HEAPLEAK HEAPLEAKD HEAPLEAK_CLIENT FIXTURES
 Every run uses a cache directory of its own (the suite's default is off)."""
@@ -118,19 +121,108 @@ def remap_same_answers(work):
               f"{command}: the warm answer differs")
 
 
+def cli_analyses(work):
+    cache = os.path.join(work, "analyses-cache")
+    dumps = [os.path.join(work, f"heap{k}.jsonl.gz") for k in (1, 2, 3)]
+    explain = ["explain"] + dumps + ["--json"]
+    top = ["top", dumps[1], "--json"]
+
+    def kept():
+        listed = json.loads(run(["cache", "list", "--json"], cache).stdout)["images"]
+        return {os.path.basename(i["dump"]): i["analyses"] for i in listed}
+
+    def answers(cache_dir, extra=()):
+        out = {"explain": run(explain + list(extra), cache_dir).stdout,
+               "top": run(top + list(extra), cache_dir).stdout}
+        leak = json.loads(out["explain"])["leaks"][0]
+        root = ["root", dumps[1]] + leak["samples"][:5] + ["--json"] + list(extra)
+        out["root"] = run(root, cache_dir).stdout
+        return out
+
+    # Cold: parsed, the images and analyses written at exit.
+    cold = answers(os.path.join(work, "analyses-cold"))
+    # Warm without analyses: the images only (info computes none).
+    for dump in dumps:
+        run(["info", dump, "--json"], cache)
+    check(all(a == [] for a in kept().values()), f"info kept analyses: {kept()}")
+    warm = answers(cache)
+    check(kept()["heap2.jsonl.gz"] == ["rootPaths", "dominators"], f"not kept: {kept()}")
+    check(kept()["heap1.jsonl.gz"] == [], f"A is loaded identity-only: {kept()}")
+    mapped = answers(cache)
+    no_cache = answers(cache, ["--no-cache"])
+    for key in ("explain", "top", "root"):
+        check(cold[key] == warm[key], f"{key}: the warm answer differs from the cold one")
+        check(warm[key] == mapped[key], f"{key}: mapped analyses answer differently")
+        check(mapped[key] == no_cache[key], f"{key}: the cached answer differs from --no-cache's")
+    check("analyses kept" in run(["cache", "list"], cache).stdout, "cache list text: no analyses")
+
+    # Damaged analyses: a warning, computed again, the same answer, kept anew.
+    names = [f for f in os.listdir(cache) if f.endswith(".hlana")]
+    check(len(names) == 1, f"analyses files: {os.listdir(cache)}")
+    path = os.path.join(cache, names[0])
+    with open(path, "r+b") as f:
+        f.seek(os.path.getsize(path) - 200)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    out = run(explain, cache)
+    check("heapleak: warning: cache: the analyses kept for" in out.stderr and "corrupt" in out.stderr,
+          f"no warning: {out.stderr}")
+    # The answer says so in its warnings too, and is otherwise the same.
+    answer, expected = json.loads(out.stdout), json.loads(mapped["explain"])
+    check(any("the analyses kept for" in w for w in answer["warnings"]), f"{answer['warnings']}")
+    answer["warnings"] = [w for w in answer["warnings"] if "the analyses kept for" not in w]
+    check(answer == expected, "explain after damaged analyses differs")
+    check(kept()["heap2.jsonl.gz"] == ["rootPaths", "dominators"], "not kept again")
+    check("warning" not in run(explain, cache).stderr, "the analyses kept again are not trusted")
+
+
 def daemon_load(cache, dump):
     with Daemon([HEAPLEAKD, "--stdio", "--cache-dir", cache], stdio=True,
                 log_path=os.path.join(os.path.dirname(cache), f"d-{time.monotonic_ns()}.log")) as d:
         peer = d.stdio_peer()
         peer.initialize()
         loaded = peer.result("loadHeap", {"path": dump, "name": "B"})
+        # Mapped analyses are there before any query (a warm daemon's), else none.
+        seeded = peer.result("listHeaps")["heaps"][0]["analysisBytes"]
         stats = peer.result("stats", {"baseline": "B", "target": "B"})
         top = peer.result("topRetainers", {"heap": "B", "limit": 5})
-        # The image is written on the load pool after the answer: wait for it.
-        wait_until(lambda: len(peer.result("cacheList")["images"]) == 1, what="the image written")
+        # Root paths too (explain of B against itself finds no leak and needs none).
+        deep = top["retainers"][-1]["address"]
+        explained = peer.result("pathToRoot", {"heap": "B", "address": deep})
+        # The image and then the analyses are written on the load pool after
+        # the answers: wait for them.
+        wait_until(lambda: [i["analyses"] for i in peer.result("cacheList")["images"]] ==
+                   [["rootPaths", "dominators"]], what="the image and its analyses written")
         listed = peer.result("listHeaps")
         d.stop()
-        return loaded, stats, top, listed
+        return loaded, stats, top, listed, explained, seeded
+
+
+def daemon_explain(cache, dumps):
+    with Daemon([HEAPLEAKD, "--stdio", "--cache-dir", cache], stdio=True,
+                log_path=os.path.join(os.path.dirname(cache), f"e-{time.monotonic_ns()}.log")) as d:
+        peer = d.stdio_peer()
+        peer.initialize()
+        for name, dump in zip("ABC", dumps):
+            peer.result("loadHeap", {"path": dump, "name": name})
+        seeded = {h["name"]: h["analysisBytes"] for h in peer.result("listHeaps")["heaps"]}
+        explained = peer.result("explain", {"baseline": "A", "target": "B", "later": "C"})
+        wait_until(lambda: sorted(len(i["analyses"]) for i in peer.result("cacheList")["images"])
+                   == [0, 0, 2], what="B's analyses written")
+        d.stop()
+        return explained, seeded
+
+
+def daemon_restart_explain(work):
+    """A restarted daemon answers explain from the analyses the first one kept."""
+    cache = os.path.join(work, "daemon-explain-cache")
+    dumps = [os.path.join(work, f"heap{k}.jsonl.gz") for k in (1, 2, 3)]
+    cold, cold_seeded = daemon_explain(cache, dumps)
+    warm, warm_seeded = daemon_explain(cache, dumps)
+    check(cold_seeded == {"A": 0, "B": 0, "C": 0}, f"cold analysisBytes: {cold_seeded}")
+    check(warm_seeded["B"] > 0, f"the warm daemon did not map B's analyses: {warm_seeded}")
+    check(cold == warm, "explain differs on the restarted daemon")
 
 
 def daemon_restart(work):
@@ -145,6 +237,9 @@ def daemon_restart(work):
         check(cold[0][key] == warm[0][key], f"loadHeap {key} differs")
     check(cold[1] == warm[1], "stats differs on the warm daemon")
     check(cold[2] == warm[2], "topRetainers differs on the warm daemon")
+    check(cold[4] == warm[4], "pathToRoot differs on the warm daemon")
+    check(cold[5] == 0 and warm[5] > 0, f"analysisBytes after loadHeap: {cold[5]}, {warm[5]}")
+    check(warm[3]["heaps"][0]["analysisBytes"] == warm[5], "the warm daemon computed analyses")
     # Every heap over the remap threshold (0 here): the image is written
     # before loadHeap answers and the heap served from the mapping.
     os.environ["HEAPLEAK_CACHE_REMAP_ABOVE"] = "0"
@@ -171,7 +266,9 @@ def daemon_restart(work):
     listed = json.loads(client("list", "--json"))
     check([os.path.basename(i["dump"]) for i in listed["images"]] == ["heap2.jsonl.gz"],
           f"heapleak-client cache list: {listed}")
-    check("heap2.jsonl.gz" in client("list"), "heapleak-client cache list (table)")
+    table = client("list")
+    check("heap2.jsonl.gz" in table, "heapleak-client cache list (table)")
+    check("paths,dominators" in table, f"heapleak-client cache list: no analyses: {table}")
     check("deleted 1 image" in client("clear"), "heapleak-client cache clear")
     check(json.loads(client("list", "--json"))["images"] == [], "heapleak-client: not cleared")
 
@@ -183,7 +280,9 @@ def main():
             shutil.copy(os.path.join(FIXTURES, "rbheap-3dump", f"heap{k}.jsonl.gz"), work)
         cli_twice(work)
         remap_same_answers(work)
+        cli_analyses(work)
         daemon_restart(work)
+        daemon_restart_explain(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("cache e2e: ok")

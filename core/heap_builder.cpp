@@ -381,6 +381,9 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, Column<std::uint
       c_.in_edges[cursor[c_.out_edges[e]]++] = source;
     }
   }
+  // Room was made for every raw reference (the prefaulter may have faulted
+  // all of it in); duplicates and missing targets leave some unused.
+  c_.out_edges.release_unused_pages();
   c_.in_offsets.release_unused_pages();
   c_.in_edges.release_unused_pages();
   report.references = c_.out_edges.size();

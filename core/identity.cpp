@@ -27,27 +27,50 @@ namespace {
 // appear or vanish in place (a string becoming shared) say nothing.
 bool agree_when_both(std::uint32_t a, std::uint32_t b) { return a == 0 || b == 0 || a == b; }
 
+// The rule's tests, in order, on two heaps' columns. Names (file, own name,
+// class name) are string ids of each heap's pool: `same_name(x_id, y_id)`
+// says whether they name the same text. Optional columns read as 0
+// ("absent") when a heap lacks them.
+template <class SameName>
+bool same_identity(const IdentityRule& rule, const HeapColumns& x, ObjectIndex i,
+                   const HeapColumns& y, ObjectIndex j, const SameName& same_name) {
+  auto at = [](const Column<std::uint32_t>& column, ObjectIndex k) {
+    return column.empty() ? 0 : column[k];
+  };
+  auto class_name_id = [](const HeapColumns& c, ObjectIndex k) {
+    const ObjectIndex klass = c.class_index[k];
+    return klass == kNoObject ? StringPool::kEmpty : c.own_name[klass];
+  };
+  if (x.type[i] != y.type[j]) return false;
+  bool by_contents = rule.contents;
+  if (rule.generation) {
+    if (at(x.generation, i) != at(y.generation, j)) return false;
+    // Objects allocated before tracing began carry no site or generation on
+    // either side: only their contents can tell a reused slot apart.
+    if (at(x.generation, i) == 0) by_contents = true;
+  }
+  if (rule.allocation_site &&
+      (at(x.line, i) != at(y.line, j) || !same_name(at(x.file, i), at(y.file, j))))
+    return false;
+  if (by_contents) {
+    if (!agree_when_both(x.value_hash[i], y.value_hash[j])) return false;
+    if (!agree_when_both(x.first_ref[i], y.first_ref[j])) return false;
+  }
+  // Class name, DATA struct, IMEMO kind.
+  if (!same_name(x.own_name[i], y.own_name[j])) return false;
+  if (x.type[i] == ObjectType::kImemo) return true;  // IMEMO class fields are junk
+  return same_name(class_name_id(x, i), class_name_id(y, j));
+}
+
 }  // namespace
 
 bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const Heap& y,
                  ObjectIndex j) {
-  if (x.type(i) != y.type(j)) return false;
-  bool by_contents = rule.contents;
-  if (rule.generation) {
-    const auto gx = x.generation(i), gy = y.generation(j);
-    if (gx != gy) return false;
-    // Objects allocated before tracing began carry no site or generation on
-    // either side: only their contents can tell a reused slot apart.
-    if (!gx) by_contents = true;
-  }
-  if (rule.allocation_site && (x.line(i) != y.line(j) || x.file(i) != y.file(j))) return false;
-  if (by_contents) {
-    if (!agree_when_both(x.value_hash(i), y.value_hash(j))) return false;
-    if (!agree_when_both(x.first_ref(i), y.first_ref(j))) return false;
-  }
-  if (x.own_name(i) != y.own_name(j)) return false;  // class name, DATA struct, IMEMO kind
-  if (x.type(i) == ObjectType::kImemo) return true;  // IMEMO class fields are junk
-  return x.class_name(i) == y.class_name(j);
+  const HeapColumns& cx = x.columns();
+  const HeapColumns& cy = y.columns();
+  return same_identity(rule, cx, i, cy, j, [&](std::uint32_t a, std::uint32_t b) {
+    return cx.names.at(a) == cy.names.at(b);
+  });
 }
 
 SameObject::SameObject(const IdentityRule& rule, const Heap& x, const Heap& y)
@@ -60,27 +83,9 @@ SameObject::SameObject(const IdentityRule& rule, const Heap& x, const Heap& y)
   }
 }
 
-// The same tests as same_object, in the same order, on ids.
 bool SameObject::operator()(ObjectIndex i, ObjectIndex j) const {
-  if (x_.type[i] != y_.type[j]) return false;
-  bool by_contents = rule_.contents;
-  if (rule_.generation) {
-    // Both have the column (the rule says so); 0 is "absent".
-    if (x_.generation[i] != y_.generation[j]) return false;
-    if (x_.generation[i] == 0) by_contents = true;
-  }
-  if (rule_.allocation_site) {
-    const std::uint32_t lx = x_.line.empty() ? 0 : x_.line[i];
-    const std::uint32_t ly = y_.line.empty() ? 0 : y_.line[j];
-    if (lx != ly || x_to_y_[x_.file[i]] != y_.file[j]) return false;
-  }
-  if (by_contents) {
-    if (!agree_when_both(x_.value_hash[i], y_.value_hash[j])) return false;
-    if (!agree_when_both(x_.first_ref[i], y_.first_ref[j])) return false;
-  }
-  if (x_to_y_[x_.own_name[i]] != y_.own_name[j]) return false;
-  if (x_.type[i] == ObjectType::kImemo) return true;
-  return x_to_y_[class_name_id(x_, i)] == class_name_id(y_, j);
+  return same_identity(rule_, x_, i, y_, j,
+                       [&](std::uint32_t a, std::uint32_t b) { return x_to_y_[a] == b; });
 }
 
 }  // namespace heapleak

@@ -33,21 +33,16 @@ struct IdentityRule {
 bool same_object(const IdentityRule& rule, const Heap& x, ObjectIndex i, const Heap& y,
                  ObjectIndex j);
 
-// same_object for many pairs of the same two heaps (the diff asks it for
-// every object): names are compared by id through a table from x's string
-// ids to y's, built once (each pool holds a string once), instead of by
-// text, which cost a memcmp at a random place in the pool per name.
+// same_object (the same tests, one implementation) for many pairs of the same two heaps (the diff
+// asks it for every object): names are compared by id through a table from x's string ids to y's,
+// built once (each pool holds a string once), instead of by text, which cost a memcmp at a random
+// place in the pool per name.
 class SameObject {
  public:
   SameObject(const IdentityRule& rule, const Heap& x, const Heap& y);
   bool operator()(ObjectIndex i, ObjectIndex j) const;
 
  private:
-  std::uint32_t class_name_id(const HeapColumns& c, ObjectIndex i) const {
-    const ObjectIndex klass = c.class_index[i];
-    return klass == kNoObject ? StringPool::kEmpty : c.own_name[klass];
-  }
-
   IdentityRule rule_;
   const HeapColumns& x_;
   const HeapColumns& y_;

@@ -170,10 +170,14 @@ for set in "${SETS[@]}"; do
   measure "heapleak info B" "$mbB" "$nB" po "<= 1.5x" "$HEAPLEAK" info "$B"
   HEAPLEAK_NO_PREFAULT=1 measure "heapleak info B (no prefaulter)" "$mbB" "$nB" po "" \
     "$HEAPLEAK" info "$B"
+  HEAPLEAK_HUGEPAGES=1 measure "heapleak info B (huge pages)" "$mbB" "$nB" po "" \
+    "$HEAPLEAK" info "$B"
   measure "heapleak info B.gz" "$mbB" "$nB" zcat "<= 1.3x" "$HEAPLEAK" info "$B.gz"
   measure "heapleak stats A B C" "$mbABC" "$nABC" pox3 "<= 50 B/obj" "$HEAPLEAK" stats "$A" "$B" "$C"
   measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
   measure "heapleak explain A B C" "$mbABC" "$nABC" pox3 "<= 3 s (large), <= 80 B/obj" \
+    "$HEAPLEAK" explain "$A" "$B" "$C"
+  HEAPLEAK_HUGEPAGES=1 measure "heapleak explain A B C (huge pages)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   CACHE="$TMP/cache"
   rm -rf "$CACHE"

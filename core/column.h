@@ -11,29 +11,43 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
 #include <new>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace heapleak {
 
-// Large allocations are mmap'ed and marked MADV_HUGEPAGE, because on first
-// touch every 4 KiB page costs a fault (expensive under virtualisation) and a
-// multi-gigabyte heap touches hundreds of thousands of them; 2 MiB pages cut
-// that by 512.
-struct HugePageMemory {
+// Large allocations are mmap'ed, so that freeing one gives its pages back
+// at once and a column can hand back the unused tail of its capacity.
+// They are rounded to 2 MiB, the unit a huge page would take. Huge pages
+// are opt-in (HEAPLEAK_HUGEPAGES=1): they cut the number of first-touch
+// faults 512-fold, but under THP's default `defrag=madvise` each one may
+// stall in direct compaction once the page cache (the dumps just read)
+// fills memory. Measured on syn1700 (bench/README.md): kernel seconds of a
+// cold explain 7.7-10 s with them, 2.1-2.5 s without, and the wall time
+// with them varied several-fold run to run.
+struct MappedMemory {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kThreshold = std::size_t{4} << 20;  // smaller: operator new
 
+  static bool huge_pages() {
+    static const bool on = [] {
+      const char* value = std::getenv("HEAPLEAK_HUGEPAGES");
+      return value != nullptr && std::string_view(value) == "1";
+    }();
+    return on;
+  }
   static void* allocate(std::size_t bytes) {
     if (bytes < kThreshold) return ::operator new(bytes);
     void* memory = ::mmap(nullptr, round_up(bytes), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) throw std::bad_alloc();
-    ::madvise(memory, round_up(bytes), MADV_HUGEPAGE);
+    if (huge_pages()) ::madvise(memory, round_up(bytes), MADV_HUGEPAGE);
     return memory;
   }
   static void deallocate(void* pointer, std::size_t bytes) noexcept {
@@ -52,21 +66,21 @@ struct HugePageMemory {
 // The same memory as a standard allocator, for std::vector buffers that
 // want it (the line pipeline's blocks).
 template <class T>
-class HugePageAllocator {
+class MappedAllocator {
  public:
   using value_type = T;
-  static constexpr std::size_t kHugePage = HugePageMemory::kHugePage;
-  static constexpr std::size_t kThreshold = HugePageMemory::kThreshold;
+  static constexpr std::size_t kHugePage = MappedMemory::kHugePage;
+  static constexpr std::size_t kThreshold = MappedMemory::kThreshold;
 
-  HugePageAllocator() noexcept = default;
+  MappedAllocator() noexcept = default;
   template <class U>
-  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(HugePageMemory::allocate(n * sizeof(T))); }
+  MappedAllocator(const MappedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(MappedMemory::allocate(n * sizeof(T))); }
   void deallocate(T* pointer, std::size_t n) noexcept {
-    HugePageMemory::deallocate(pointer, n * sizeof(T));
+    MappedMemory::deallocate(pointer, n * sizeof(T));
   }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept {
+  bool operator==(const MappedAllocator<U>&) const noexcept {
     return true;
   }
 };
@@ -134,8 +148,10 @@ class Column {
   void reserve(std::size_t n) {
     if (n > capacity_ || is_view()) reallocate(std::max(n, size_));
   }
+  // The loader calls it ~15 times per object: one compare (a view's capacity
+  // is 0, so it grows into owned memory too), the rare growth out of line.
   void push_back(const T& value) {
-    if (size_ == capacity_ || is_view()) grow(size_ + 1);
+    if (size_ >= capacity_) grow(size_ + 1);
     data_[size_++] = value;
   }
   template <class... Args>
@@ -205,12 +221,12 @@ class Column {
   // Gives the pages past size() back to the kernel, keeping the capacity
   // (they read as zeros if used again): resident memory without a copy.
   void release_unused_pages() {
-    if (is_view() || capacity_ * sizeof(T) < HugePageMemory::kThreshold) return;
+    if (is_view() || capacity_ * sizeof(T) < MappedMemory::kThreshold) return;
     constexpr std::uintptr_t kPage = 4096;
     const auto used_end = reinterpret_cast<std::uintptr_t>(data_ + size_);
     const std::uintptr_t from = (used_end + kPage - 1) & ~(kPage - 1);
     const auto to =
-        reinterpret_cast<std::uintptr_t>(data_) + HugePageMemory::round_up(capacity_ * sizeof(T));
+        reinterpret_cast<std::uintptr_t>(data_) + MappedMemory::round_up(capacity_ * sizeof(T));
     if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
   }
   void shrink_to_fit() {
@@ -231,10 +247,12 @@ class Column {
   template <class U>
   friend class Column;
 
-  void grow(std::size_t needed) { reallocate(std::max(needed, capacity_ * 2)); }
+  [[gnu::noinline]] void grow(std::size_t needed) {
+    reallocate(std::max(needed, capacity_ * 2));
+  }
   // Moves the values (at most `n`) into a fresh owned buffer of `n`.
   void reallocate(std::size_t n) {
-    T* fresh = n == 0 ? nullptr : static_cast<T*>(HugePageMemory::allocate(n * sizeof(T)));
+    T* fresh = n == 0 ? nullptr : static_cast<T*>(MappedMemory::allocate(n * sizeof(T)));
     const std::size_t kept = std::min(size_, n);
     if (kept > 0) std::memcpy(fresh, data_, kept * sizeof(T));
     release();
@@ -246,7 +264,7 @@ class Column {
     if (is_view()) {
       keep_.reset();
     } else {
-      HugePageMemory::deallocate(data_, capacity_ * sizeof(T));
+      MappedMemory::deallocate(data_, capacity_ * sizeof(T));
     }
     data_ = nullptr;
     size_ = 0;

@@ -42,7 +42,7 @@ class HeapBuilder {
   // The arrays parsing appends to, for a Prefaulter to fault in ahead.
   void growing_ranges(std::vector<Prefaulter::Range>& out) const;
   // Once parsing is over: gives back the pages past each array's end (the
-  // prefaulter's lead, the rest of a 2 MiB page), before finish() adds its own.
+  // prefaulter's lead, the rest of a 2 MiB mapping unit), before finish() adds its own.
   void release_unused_pages();
 
   // Consumes the builder. `report` gets the counts only the build knows and

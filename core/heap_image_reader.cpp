@@ -81,7 +81,6 @@ OpenedImage open_heap_image(
     return problem(image_problem(file.problem),
                    file.problem == FileProblem::kMissing ? "no image" : file.why);
   const std::shared_ptr<Mapping>& mapping = file.mapping;
-  const std::vector<Section>& table = file.table;
 
   // The key first, so a stale image costs no payload reading.
   const Section* meta = file.find("meta");

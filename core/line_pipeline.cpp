@@ -11,7 +11,7 @@
 namespace heapleak {
 namespace {
 constexpr std::size_t kMaxBlocks = 3;  // one being parsed, one ready, one being read
-constexpr std::size_t kHugePage = HugePageAllocator<char>::kHugePage;
+constexpr std::size_t kHugePage = MappedAllocator<char>::kHugePage;
 
 std::size_t round_to_huge_pages(std::size_t bytes) {
   return (bytes + kHugePage - 1) / kHugePage * kHugePage;
@@ -29,7 +29,7 @@ void BlockBuffer::grow(std::size_t size, std::size_t keep) {
     void* mapped =
         ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
-    ::madvise(mapped, bytes, MADV_HUGEPAGE);
+    if (MappedMemory::huge_pages()) ::madvise(mapped, bytes, MADV_HUGEPAGE);
     memory = static_cast<char*>(mapped);
   } else {
     memory = static_cast<char*>(::operator new(bytes));

@@ -21,9 +21,8 @@
 namespace heapleak {
 
 // A block's memory. It is not zeroed (every byte handed out was read into it
-// first), and large buffers are mapped in 2 MiB pages: on a VM each first
-// touch of a 4 KiB page is a costly fault (see column.h), and the pool's
-// buffers are touched anew by every load.
+// first), and large buffers are mapped in 2 MiB multiples like columns
+// (core/column.h), so they are given back to the kernel when freed.
 class BlockBuffer {
  public:
   BlockBuffer() = default;

@@ -27,7 +27,7 @@ class Prefaulter {
   };
 
   // `ahead_bytes`: how far past each range's written bytes to populate
-  // (at least one 2 MiB page, the unit the kernel faults columns in).
+  // (at least 2 MiB, the unit columns are mapped in: core/column.h).
   explicit Prefaulter(std::size_t ahead_bytes = kDefaultAhead);
   ~Prefaulter();
   Prefaulter(const Prefaulter&) = delete;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,15 +51,17 @@ void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();
 
-// Loads several dumps one after the other (the peak holds one load's
-// transient arrays, not all of them), the k-th with options[k]; on the first
+// Loads several dumps, the k-th with options[k], at most `at_once` at a time
+// on as many threads (each load's transient arrays, ~12 bytes per object,
+// are held at once: a caller whose peak is the loads caps it); on the first
 // failure prints the error, sets `exit_code` and returns an empty list.
-std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
-                                                            const std::vector<LoadOptions>& options,
-                                                            int& exit_code);
+// Warnings and errors are printed in the order of the paths.
+std::vector<std::shared_ptr<const Heap>> load_all_or_report(
+    const std::vector<std::string>& paths, const std::vector<LoadOptions>& options, int& exit_code,
+    std::size_t at_once = SIZE_MAX);
 
 // explain's and check's dumps A B [C]: B in full (holders and paths are
-// computed there), A and C identity-only, in parallel; as load_all_or_report.
+// computed there), A and C identity-only, all at once; as load_all_or_report.
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
                                                          int& exit_code);
 

@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "core/column.h"
+#include "core/line_pipeline.h"
 #include "core/loader.h"
 
 using namespace heapleak;
@@ -150,6 +154,38 @@ TEST_CASE("a column adopts another's storage, and gives back its unused pages", 
     CHECK(narrow.size() == 25);
     CHECK(narrow[24] == 9);
   }
+}
+
+// The VmFlags of the mapping holding `address` in /proc/self/smaps ("hg":
+// marked MADV_HUGEPAGE), or "" when no mapping holds it.
+static std::string mapping_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) {
+      inside = from <= at && at < to;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.substr(8) + " ";
+    }
+  }
+  return "";
+}
+
+TEST_CASE("large columns take huge pages only when HEAPLEAK_HUGEPAGES=1", "[column]") {
+  // Huge-page faults may stall in direct compaction once the page cache fills
+  // memory (core/column.h): 4 KiB pages by default.
+  const char* setting = std::getenv("HEAPLEAK_HUGEPAGES");
+  const bool huge = setting != nullptr && std::string(setting) == "1";
+  Column<std::uint64_t> large(std::size_t{1} << 20, 1);  // 8 MiB: mapped
+  const std::string flags = mapping_flags(large.data());
+  REQUIRE_FALSE(flags.empty());
+  CHECK((flags.find(" hg ") != std::string::npos) == huge);
+
+  BlockBuffer block;
+  block.grow(std::size_t{4} << 20, 0);
+  CHECK((mapping_flags(block.data()).find(" hg ") != std::string::npos) == huge);
 }
 
 TEST_CASE("a load with the prefaulter builds the same heap as one without",

@@ -71,6 +71,20 @@ if stats
   E2E.check(leaked.all? { |x| got[x] }, 'stats on the broken dump still finds the 50 leaked strings')
 end
 
+# --- the dumps of one command load at once; what they print still comes in
+# the order of the paths. C is a few lines, so it finishes long before A.
+tiny = File.join(work, 'tiny-broken.json')
+File.binwrite(tiny, lines.first(40).map(&:b).join + %({"address":"0x9abc", "type":"STRING", "value":"caf\xC3\x28"}\n).b)
+%w[stats explain].each do |command|
+  r = E2E.run(command, broken, h2, tiny)
+  warned = r.err.lines.grep(/skipped \d+ broken line/)
+  E2E.check(warned.size == 2 && warned[0].include?(broken) && warned[1].include?(tiny),
+            "#{command}: A's broken-line warning, then C's, each a whole line", r.err.strip[0, 400])
+end
+r = E2E.run('stats', missing, h2, text)
+E2E.check(r.code == 3 && r.err.include?('no-such-dump.json') && !r.err.include?('not-a-dump.txt'),
+          'stats with two bad dumps reports the first path\'s error only', r.err.strip[0, 300])
+
 # `heapleak info --json` (objects, roots, broken lines with line numbers, missing
 # references): if this fails with exit 2 the command is not there yet.
 info = E2E.json('info', broken, '--json')

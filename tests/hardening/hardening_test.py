@@ -927,13 +927,17 @@ def stdio_cut_during_load(ctx, cut, expected_code, what):
     """Times a whole load of a big dump over --stdio, then starts it again
     and calls cut(daemon) once it reports progress: the daemon must exit
     with expected_code in under half a load, i.e. cancel it, not run it out."""
-    path = big_dump(ctx, copies=24)
-    with Daemon(ctx) as d:
-        d.peer.initialize()
-        t = time.monotonic()
-        check("result" in load(d.peer, path), "the big dump loads")
-        whole = time.monotonic() - t
-    if whole < 0.6:
+    # A bigger dump when the load is too quick to tell (loads got faster).
+    for copies in (24, 72):
+        path = big_dump(ctx, copies=copies)
+        with Daemon(ctx) as d:
+            d.peer.initialize()
+            t = time.monotonic()
+            check("result" in load(d.peer, path), "the big dump loads")
+            whole = time.monotonic() - t
+        if whole >= 0.6:
+            break
+    else:
         raise Skip(f"the load takes only {whole:.2f} s: too fast to tell waiting from cancelling")
     with Daemon(ctx) as d:
         d.peer.initialize()

@@ -247,9 +247,7 @@ class Column {
   template <class U>
   friend class Column;
 
-  [[gnu::noinline]] void grow(std::size_t needed) {
-    reallocate(std::max(needed, capacity_ * 2));
-  }
+  [[gnu::noinline]] void grow(std::size_t needed) { reallocate(std::max(needed, capacity_ * 2)); }
   // Moves the values (at most `n`) into a fresh owned buffer of `n`.
   void reallocate(std::size_t n) {
     T* fresh = n == 0 ? nullptr : static_cast<T*>(MappedMemory::allocate(n * sizeof(T)));

@@ -56,9 +56,10 @@ void write_pending_images();
 // are held at once: a caller whose peak is the loads caps it); on the first
 // failure prints the error, sets `exit_code` and returns an empty list.
 // Warnings and errors are printed in the order of the paths.
-std::vector<std::shared_ptr<const Heap>> load_all_or_report(
-    const std::vector<std::string>& paths, const std::vector<LoadOptions>& options, int& exit_code,
-    std::size_t at_once = SIZE_MAX);
+std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
+                                                            const std::vector<LoadOptions>& options,
+                                                            int& exit_code,
+                                                            std::size_t at_once = SIZE_MAX);
 
 // explain's and check's dumps A B [C]: B in full (holders and paths are
 // computed there), A and C identity-only, all at once; as load_all_or_report.

@@ -22,7 +22,7 @@ TEST_CASE("memory headroom: MemAvailable, lowered to what the cgroup has left", 
   CHECK(memory_headroom_bytes(kMeminfo, "4294967296\n", "1073741824\n") == 3 * kGiB);
   CHECK(memory_headroom_bytes(kMeminfo, "4294967296\n", "5000000000\n") == 0);  // over its limit
   CHECK(memory_headroom_bytes(kMeminfo, "68719476736\n", "0\n") == 20 * kGiB);  // above RAM
-  CHECK(memory_headroom_bytes("", "", "") == UINT64_MAX);                      // nothing known
+  CHECK(memory_headroom_bytes("", "", "") == UINT64_MAX);                       // nothing known
   CHECK(memory_headroom_bytes("MemAvailable: junk\n", "junk", "") == UINT64_MAX);
   // This machine: some memory, whatever its cgroup.
   CHECK(memory_headroom_bytes() > 0);

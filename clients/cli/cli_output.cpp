@@ -1,5 +1,7 @@
 #include "clients/cli/cli_output.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -146,17 +148,17 @@ LoadOutcome load_through_cache(const std::string& path, const LoadOptions& optio
 }
 
 // What loading `path` may peak at: estimate_peak_bytes of its JSON, a
-// gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 when
-// it cannot be read (the load then reports why).
+// gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 for
+// what is not a readable regular file (the load then says why): a FIFO is
+// never opened here, since opening one blocks and reading it steals bytes.
 std::uint64_t load_peak_estimate(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return 0;
-  const std::uint64_t size = static_cast<std::uint64_t>(in.tellg());
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
+  std::ifstream in(path, std::ios::binary);
   char magic[2] = {};
-  in.seekg(0);
   in.read(magic, 2);
   const bool gzipped = in && magic[0] == '\x1f' && magic[1] == '\x8b';
-  return estimate_peak_bytes(gzipped ? size * 8 : size);
+  return estimate_peak_bytes(static_cast<std::uint64_t>(info.st_size) * (gzipped ? 8 : 1));
 }
 
 // Loads the dumps at once, at most `at_once` at a time and as many as fit in

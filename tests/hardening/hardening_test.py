@@ -1133,6 +1133,14 @@ def file_fifo_and_device(ctx):
         except subprocess.TimeoutExpired:
             raise TestFailure(f"heapleak info {path} hung")
         check(r.returncode == 3 and r.stderr.strip(), f"heapleak info {path}: exit {r.returncode} {r.stderr[-300:]!r}")
+    # Commands that load several dumps at once size them up first: never by opening a FIFO.
+    for command in ("stats", "explain"):
+        try:
+            r = subprocess.run([ctx.cli, command, fifo, fifo, fifo], capture_output=True, timeout=10)
+        except subprocess.TimeoutExpired:
+            raise TestFailure(f"heapleak {command} FIFO FIFO FIFO hung")
+        check(r.returncode == 3 and b"FIFO" in r.stderr,
+              f"heapleak {command} on FIFOs: exit {r.returncode} {r.stderr[-300:]!r}")
 
 
 def zero_gzip(path, mib):

@@ -42,13 +42,17 @@ struct MappedMemory {
     }();
     return on;
   }
+  // Fresh zeroed pages for `bytes` (a multiple of kHugePage), huge when asked.
+  static void* map(std::size_t bytes) {
+    void* memory =
+        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    if (huge_pages()) ::madvise(memory, bytes, MADV_HUGEPAGE);
+    return memory;
+  }
   static void* allocate(std::size_t bytes) {
     if (bytes < kThreshold) return ::operator new(bytes);
-    void* memory = ::mmap(nullptr, round_up(bytes), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) throw std::bad_alloc();
-    if (huge_pages()) ::madvise(memory, round_up(bytes), MADV_HUGEPAGE);
-    return memory;
+    return map(round_up(bytes));
   }
   static void deallocate(void* pointer, std::size_t bytes) noexcept {
     if (pointer == nullptr) return;
@@ -60,28 +64,6 @@ struct MappedMemory {
   }
   static std::size_t round_up(std::size_t bytes) {
     return (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  }
-};
-
-// The same memory as a standard allocator, for std::vector buffers that
-// want it (the line pipeline's blocks).
-template <class T>
-class MappedAllocator {
- public:
-  using value_type = T;
-  static constexpr std::size_t kHugePage = MappedMemory::kHugePage;
-  static constexpr std::size_t kThreshold = MappedMemory::kThreshold;
-
-  MappedAllocator() noexcept = default;
-  template <class U>
-  MappedAllocator(const MappedAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(MappedMemory::allocate(n * sizeof(T))); }
-  void deallocate(T* pointer, std::size_t n) noexcept {
-    MappedMemory::deallocate(pointer, n * sizeof(T));
-  }
-  template <class U>
-  bool operator==(const MappedAllocator<U>&) const noexcept {
-    return true;
   }
 };
 

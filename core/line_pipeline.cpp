@@ -11,11 +11,7 @@
 namespace heapleak {
 namespace {
 constexpr std::size_t kMaxBlocks = 3;  // one being parsed, one ready, one being read
-constexpr std::size_t kHugePage = MappedAllocator<char>::kHugePage;
-
-std::size_t round_to_huge_pages(std::size_t bytes) {
-  return (bytes + kHugePage - 1) / kHugePage * kHugePage;
-}
+constexpr std::size_t kHugePage = MappedMemory::kHugePage;
 }  // namespace
 
 void BlockBuffer::grow(std::size_t size, std::size_t keep) {
@@ -23,17 +19,8 @@ void BlockBuffer::grow(std::size_t size, std::size_t keep) {
   // Small buffers (tests, tiny blocks) come from the heap; large ones are
   // rounded to whole 2 MiB pages, so the rounding is capacity, not waste.
   const bool map = size >= kHugePage;
-  const std::size_t bytes = map ? round_to_huge_pages(size) : size;
-  char* memory;
-  if (map) {
-    void* mapped =
-        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) throw std::bad_alloc();
-    if (MappedMemory::huge_pages()) ::madvise(mapped, bytes, MADV_HUGEPAGE);
-    memory = static_cast<char*>(mapped);
-  } else {
-    memory = static_cast<char*>(::operator new(bytes));
-  }
+  const std::size_t bytes = map ? MappedMemory::round_up(size) : size;
+  char* memory = static_cast<char*>(map ? MappedMemory::map(bytes) : ::operator new(bytes));
   if (keep > 0) std::memcpy(memory, data_, std::min(keep, size_));
   release();
   data_ = memory;

@@ -63,6 +63,8 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
 
 // explain's and check's dumps A B [C]: B in full (holders and paths are
 // computed there), A and C identity-only, all at once; as load_all_or_report.
+// B goes first and its dominator tree and root paths are computed as soon as
+// it is loaded, while A and C, at a lower priority, still load.
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
                                                          int& exit_code);
 

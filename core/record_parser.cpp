@@ -147,14 +147,21 @@ void DumpRecord::clear() {
   class_address = 0;
   references.clear();
   memsize = 0;
-  own_name = root_name = file = method = {};
+  // One assignment each: a chain (a = b = {}) stores one view and reads it
+  // back as 16 bytes for the next, a store-forwarding stall that took ~13%
+  // of parse()'s samples.
+  own_name = {};
+  root_name = {};
+  file = {};
+  method = {};
   line = generation = 0;
   has_line = has_generation = has_length = false;
   value_hash = 0;
   length = 0;
   shape_id = shape_parent = 0;
   has_shape_id = has_shape_parent = too_complex_shape = false;
-  shape_type = edge_name = {};
+  shape_type = {};
+  edge_name = {};
   broken_reason = nullptr;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -21,6 +22,10 @@ class FileHandle {
   }
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
+
+  bool seek(std::uint64_t offset) {
+    return ::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) == static_cast<off_t>(offset);
+  }
 
   Result<std::size_t> read(char* out, std::size_t capacity) {
     for (;;) {
@@ -41,15 +46,24 @@ class PlainSource final : public ByteSource {
   PlainSource(int fd, std::uint64_t size) : file_(fd) { file_size_ = size; }
 
   Result<std::size_t> read(char* out, std::size_t capacity) override {
-    auto n = file_.read(out, capacity);
-    if (n) consumed_ += *n;
+    auto n = file_.read(out, static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left_)));
+    if (n) {
+      consumed_ += *n;
+      left_ -= *n;
+    }
     return n;
   }
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
+  bool restrict_to(std::uint64_t begin, std::uint64_t end) override {
+    if (consumed_ != 0 || begin > end || !file_.seek(begin)) return false;
+    left_ = end - begin;
+    return true;
+  }
 
  private:
   FileHandle file_;
   std::uint64_t consumed_ = 0;
+  std::uint64_t left_ = UINT64_MAX;
 };
 
 // Inflates gzip members back to back (pigz and `cat a.gz b.gz` write several).

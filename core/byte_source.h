@@ -33,6 +33,11 @@ class ByteSource {
   // inflated. The caller decides whether a partial dump is worth loading.
   virtual bool truncated() const { return false; }
 
+  // Plain files only, before the first read: read() hands out the bytes
+  // [begin, end) of the file and no others (a load split in two, each half
+  // on its own thread). False for gzip, which cannot start mid-stream.
+  virtual bool restrict_to(std::uint64_t /*begin*/, std::uint64_t /*end*/) { return false; }
+
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }
   const FileIdentity& identity() const { return identity_; }

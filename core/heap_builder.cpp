@@ -216,6 +216,91 @@ void HeapBuilder::add_shape(const DumpRecord& record) {
                 parse_shape_kind(record.shape_type), name);
 }
 
+namespace {
+
+// Appends `from` to `to`, each value through `map`, then frees `from`: a
+// column of the later half goes as soon as it is copied, so the merge holds
+// one of them twice at most, not the whole half.
+template <class T, class Map>
+void append_mapped(Column<T>& to, Column<T>& from, Map map) {
+  to.reserve(to.size() + from.size());
+  for (const T& value : from) to.push_back(map(value));
+  from = Column<T>();
+}
+
+template <class T>
+void append(Column<T>& to, Column<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+  from = Column<T>();
+}
+
+}  // namespace
+
+void HeapBuilder::absorb(HeapBuilder&& later) {
+  HeapColumns& other = later.c_;
+  // Ids of `later`'s names and classes in this builder. Interned in their
+  // order of first appearance in the later lines, after this builder's:
+  // the order one builder reading every line would have given them.
+  std::vector<std::uint32_t> name_id(other.names.size(), StringPool::kEmpty);
+  for (std::uint32_t id = 1; id < other.names.size(); ++id)
+    name_id[id] = c_.names.intern(other.names.at(id));
+  std::vector<std::uint32_t> class_of(later.class_addresses_.size(), 0);
+  for (std::uint32_t id = 1; id < later.class_addresses_.size(); ++id)
+    class_of[id] = class_id(later.class_addresses_[id]);
+  auto to_name = [&](std::uint32_t id) { return name_id[id]; };
+
+  const std::size_t objects = other.address.size();
+  // Tracing may start in either half: objects before it get zeros.
+  if (later.traced_ && !traced_) start_allocation_columns();
+  append(c_.address, other.address);
+  append(c_.type, other.type);
+  append_mapped(c_.class_index, other.class_index, [&](std::uint32_t id) { return class_of[id]; });
+  append_mapped(c_.own_name, other.own_name, to_name);
+  append(c_.memsize, other.memsize);
+  append(c_.value_hash, other.value_hash);
+  append(c_.first_ref, other.first_ref);
+  append(c_.length, other.length);
+  if (traced_) {
+    if (later.traced_) {
+      append_mapped(c_.file, other.file, to_name);
+      append(c_.line, other.line);
+      append(c_.generation, other.generation);
+      if (full_) append_mapped(c_.method, other.method, to_name);
+    } else {
+      for (auto* column : {&c_.file, &c_.line, &c_.method, &c_.generation}) {
+        if (column == &c_.method && !full_) continue;
+        column->resize(column->size() + objects, 0);
+      }
+    }
+  }
+  if (full_) {
+    append(c_.line_offset, other.line_offset);
+    const auto base = static_cast<std::uint64_t>(raw_refs_.size());
+    if (base + later.raw_refs_.size() > std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("more than 4 billion references in one dump");
+    append(raw_refs_, later.raw_refs_);
+    ref_begin_.reserve(ref_begin_.size() + objects);
+    for (std::size_t k = 1; k < later.ref_begin_.size(); ++k)
+      ref_begin_.push_back(static_cast<std::uint32_t>(base + later.ref_begin_[k]));
+  }
+  for (const RawRoot& root : later.raw_roots_) {
+    const std::uint32_t name = name_id[root.name];
+    auto it = std::find_if(raw_roots_.begin(), raw_roots_.end(),
+                           [&](const RawRoot& mine) { return mine.name == name; });
+    if (it == raw_roots_.end()) it = raw_roots_.insert(raw_roots_.end(), RawRoot{name, {}});
+    it->targets.insert(it->targets.end(), root.targets.begin(), root.targets.end());
+  }
+  const ShapeTable& shapes = other.shapes;
+  for (std::size_t id = 0; id < shapes.kind.size(); ++id) {
+    if (shapes.kind[id] == ShapeKind::kAbsent) continue;
+    c_.shapes.add(id, shapes.parent[id], shapes.parent[id] != ShapeTable::kNoShape, shapes.kind[id],
+                  name_id[shapes.edge_name[id]]);
+  }
+  if (c_.address.size() >= kNoObject - 1)
+    throw std::length_error("more than 4 billion objects in one dump");
+  later = HeapBuilder(full_ ? LoadMode::kFull : LoadMode::kIdentityOnly);  // frees its memory
+}
+
 Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   const std::size_t n = c_.address.size();
   Column<ObjectIndex> order(n);

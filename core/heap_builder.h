@@ -41,6 +41,11 @@ class HeapBuilder {
   std::size_t object_count() const { return c_.address.size(); }
   // The arrays parsing appends to, for a Prefaulter to fault in ahead.
   void growing_ranges(std::vector<Prefaulter::Range>& out) const;
+  // Appends what `later` built from the lines that follow this builder's
+  // (the second half of a load split in two, core/loader.cpp), consuming
+  // it: names, classes, shapes and roots get the ids one builder would have
+  // given them, so the heap is the one a single builder makes of all lines.
+  void absorb(HeapBuilder&& later);
   // Once parsing is over: gives back the pages past each array's end (the
   // prefaulter's lead, the rest of a 2 MiB mapping unit), before finish() adds its own.
   void release_unused_pages();

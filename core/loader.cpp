@@ -1,9 +1,14 @@
 #include "core/loader.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <fstream>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "core/heap_builder.h"
 #include "core/line_pipeline.h"
@@ -26,13 +31,25 @@ void note_broken_line(LoadReport& report, std::uint64_t line_number, const char*
   }
 }
 
+// A dump split in two (see SecondHalf): where a half's bytes start in the
+// stream, and how far the other half has got (its bytes count toward the
+// budget and the progress, which the loading thread alone reports).
+struct Halves {
+  std::uint64_t stream_base = 0;
+  const std::atomic<std::uint64_t>* beside_stream_bytes = nullptr;
+  const std::atomic<std::uint64_t>* beside_file_bytes = nullptr;
+};
+
 // Parses every line of every block into `builder`, counting into `report`.
 // Stops early on cancellation or when over budget (false); read errors are
 // left in the pipeline.
 // With a profile, the cycles spent parsing and building are counted apart.
 bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& builder,
                   LoadReport& report, const LoadControl& control, std::uint64_t& non_blank_lines,
-                  LoadProfile* profile, Prefaulter* prefaulter) {
+                  LoadProfile* profile, Prefaulter* prefaulter, const Halves& halves = {}) {
+  auto beside = [](const std::atomic<std::uint64_t>* bytes) {
+    return bytes ? bytes->load(std::memory_order_relaxed) : 0;
+  };
   DumpRecord record;
   std::vector<Prefaulter::Range> ranges;
   std::uint64_t parse_cycles = 0, build_cycles = 0, wait_cycles = 0;
@@ -60,7 +77,7 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
       const std::uint64_t t1 = profile ? LoadProfile::cycles() : 0;
       switch (record.kind) {
         case RecordKind::kObject:
-          builder.add_object(record, block->stream_offset + (line - base));
+          builder.add_object(record, halves.stream_base + block->stream_offset + (line - base));
           break;
         case RecordKind::kRoot:
           ++report.root_records;
@@ -90,10 +107,13 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
       builder.growing_ranges(ranges);
       prefaulter->advance(ranges);
     }
-    if (control.progress) control.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
+    if (control.progress)
+      control.progress(pipeline.file_bytes_consumed() + beside(halves.beside_file_bytes),
+                       pipeline.file_size());
     if (cancelled(control)) break;
-    if (control.charge &&
-        !control.charge(estimate_peak_bytes(report.stream_bytes) + pipeline.grown_buffer_bytes()))
+    if (control.charge && !control.charge(estimate_peak_bytes(report.stream_bytes +
+                                                              beside(halves.beside_stream_bytes)) +
+                                          pipeline.grown_buffer_bytes()))
       return false;
   }
   if (profile) {
@@ -107,7 +127,103 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
   return true;
 }
 
+// The second half of a plain dump split in two, read, parsed and built into
+// a builder of its own on a thread of its own, while the loading thread
+// does the first half and then absorbs it (HeapBuilder::absorb). Parsing is
+// most of a load, and one load otherwise leaves the second core to its
+// reader and prefaulter.
+class SecondHalf {
+ public:
+  SecondHalf(std::unique_ptr<ByteSource> source, std::uint64_t begin, const LoadOptions& options,
+             const std::atomic<bool>* cancel, std::uint64_t objects_guess,
+             std::uint64_t references_guess)
+      : begin_(begin),
+        builder_(options.mode),
+        pipeline_(std::move(source), &stop_, options.block_size, options.max_line_bytes),
+        parser_(options.mode) {
+    builder_.reserve(objects_guess, references_guess);
+    // Only the loading thread reports progress and charges the budget: this
+    // half tells it how far it has got, and stops on the load's cancel too
+    // (the loading thread may be waiting for it by then).
+    control_.cancel = &stop_;
+    control_.progress = [this, cancel](std::uint64_t done, std::uint64_t) {
+      file_bytes_.store(done, std::memory_order_relaxed);
+      stream_bytes_.store(report_.stream_bytes, std::memory_order_relaxed);
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) stop_.store(true);
+    };
+    thread_ = std::thread([this] {
+      try {
+        read_records(pipeline_, parser_, builder_, report_, control_, non_blank_lines_, nullptr,
+                     nullptr, Halves{begin_, nullptr, nullptr});
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+    });
+  }
+  ~SecondHalf() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  SecondHalf(const SecondHalf&) = delete;
+  SecondHalf& operator=(const SecondHalf&) = delete;
+
+  Halves beside() const { return Halves{0, &stream_bytes_, &file_bytes_}; }
+
+  // Waits for the half to be read; what it threw is thrown here. Then adds
+  // it to the first half's `builder` and `report`, or gives its read error.
+  std::optional<Error> join_into(HeapBuilder& builder, LoadReport& report,
+                                 std::uint64_t& non_blank_lines) {
+    thread_.join();
+    if (failure_) std::rethrow_exception(failure_);
+    if (auto error = pipeline_.error()) return error;
+    // Its lines follow the first half's: numbered after them.
+    for (std::size_t k = 0; k < report_.first_broken_lines.size() &&
+                            report.first_broken_lines.size() < LoadReport::kMaxBrokenListed;
+         ++k) {
+      report.first_broken_lines.push_back(report.lines + report_.first_broken_lines[k]);
+      report.first_broken_reasons.push_back(report_.first_broken_reasons[k]);
+    }
+    report.lines += report_.lines;
+    report.broken_lines += report_.broken_lines;
+    report.long_lines += report_.long_lines;
+    report.root_records += report_.root_records;
+    report.shapes += report_.shapes;
+    report.stream_bytes += report_.stream_bytes;
+    report.ends_mid_line = pipeline_.ends_mid_line();
+    non_blank_lines += non_blank_lines_;
+    builder.absorb(std::move(builder_));
+    return std::nullopt;
+  }
+
+ private:
+  const std::uint64_t begin_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> stream_bytes_{0};
+  std::atomic<std::uint64_t> file_bytes_{0};
+  HeapBuilder builder_;
+  LinePipeline pipeline_;
+  RecordParser parser_;
+  LoadControl control_;
+  LoadReport report_;
+  std::uint64_t non_blank_lines_ = 0;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
 }  // namespace
+
+std::uint64_t split_point(const std::string& path, std::uint64_t file_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> window(std::size_t{1} << 20);
+  in.seekg(static_cast<std::streamoff>(file_bytes / 2));
+  in.read(window.data(), static_cast<std::streamsize>(window.size()));
+  const auto got = static_cast<std::size_t>(in.gcount());
+  const char* newline = static_cast<const char*>(std::memchr(window.data(), '\n', got));
+  if (newline == nullptr) return 0;
+  const std::uint64_t split =
+      file_bytes / 2 + static_cast<std::uint64_t>(newline - window.data()) + 1;
+  return split < file_bytes ? split : 0;
+}
 
 std::uint64_t estimate_peak_bytes(std::uint64_t json_bytes) {
   return json_bytes / 2 + (std::uint64_t{16} << 20);
@@ -133,10 +249,23 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   report.cache_warnings = options.cache_warnings;
 
   HeapBuilder builder(options.mode);
-  {
-    // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
-    const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);
-    builder.reserve(stream_guess / 80, stream_guess / 40);
+  // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
+  const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);
+  builder.reserve(stream_guess / 80, stream_guess / 40);
+  // A large plain file is read in two halves, the second on a thread of its
+  // own (gzip cannot start mid-stream).
+  std::optional<SecondHalf> second_half;
+  if (options.split_from_bytes != UINT64_MAX && !report.gzip &&
+      report.file_bytes >= options.split_from_bytes && std::thread::hardware_concurrency() > 1) {
+    if (const std::uint64_t split = split_point(path, report.file_bytes)) {
+      // Opened again, and only used if it is the same file.
+      auto rest = open_byte_source(path);
+      if (rest && (*rest)->identity() == report.identity &&
+          (*rest)->restrict_to(split, report.file_bytes) && (*source)->restrict_to(0, split)) {
+        second_half.emplace(std::move(*rest), split, options, control.cancel,
+                            (stream_guess - split) / 80, (stream_guess - split) / 40);
+      }
+    }
   }
   std::uint64_t non_blank_lines = 0;
   // Faulting the columns in on another core pays off once a dump is large
@@ -154,12 +283,16 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
                           options.max_line_bytes);
     RecordParser parser(options.mode);
     if (profile) profile->step("read+parse+build");
-    if (!read_records(pipeline, parser, builder, report, control, non_blank_lines, profile.get(),
-                      prefaulter ? &*prefaulter : nullptr)) {
+    auto over_budget = [&] {
       return make_error(ErrorReason::kOverBudget,
                         path + ": the load outgrew the --max-memory budget after " +
                             std::to_string(report.stream_bytes >> 20) + " MiB of " +
                             (report.gzip ? "inflated " : "") + "dump; unload a heap or raise it");
+    };
+    if (!read_records(pipeline, parser, builder, report, control, non_blank_lines, profile.get(),
+                      prefaulter ? &*prefaulter : nullptr,
+                      second_half ? second_half->beside() : Halves{})) {
+      return over_budget();
     }
     if (cancelled(control))
       return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
@@ -168,6 +301,19 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     }
     report.ends_mid_line = pipeline.ends_mid_line();
     report.gzip_truncated = pipeline.truncated();
+    if (second_half) {
+      if (profile) profile->step("second half");
+      auto error = second_half->join_into(builder, report, non_blank_lines);
+      second_half.reset();
+      if (cancelled(control))
+        return make_error(ErrorReason::kCancelled, "load of " + path + " cancelled");
+      if (error) return make_error(error->reason, path + ": " + error->message);
+      // The whole dump, charged once both halves are in (the first half's
+      // last charge may have come before the second half's end).
+      if (control.charge &&
+          !control.charge(estimate_peak_bytes(report.stream_bytes) + pipeline.grown_buffer_bytes()))
+        return over_budget();
+    }
     // Record offsets are only kept for full heaps; so are the access points.
     if (options.mode == LoadMode::kFull) builder.set_gzip_index(pipeline.access_index());
     if (profile) profile->step("pipeline end");

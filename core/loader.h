@@ -17,6 +17,10 @@
 
 namespace heapleak {
 
+// What a load that runs alone sets split_from_bytes to: below it the second
+// thread and the merge cost more than they save.
+inline constexpr std::uint64_t kSplitWhenAloneFrom = std::uint64_t{64} << 20;
+
 struct LoadOptions {
   LoadMode mode = LoadMode::kFull;
   std::size_t block_size = std::size_t{4} << 20;
@@ -31,6 +35,11 @@ struct LoadOptions {
   // files of this size and more (smaller ones have too little fresh memory
   // for it to matter); UINT64_MAX: never.
   std::uint64_t prefault_from_bytes = std::uint64_t{16} << 20;
+  // Read plain files of this size and more in two halves, the second on a
+  // thread of its own, then merged (core/loader.cpp, SecondHalf). UINT64_MAX
+  // (the default): never. Worth it when the load is the only work: with
+  // loads side by side the cores are busy already, and the merge only costs.
+  std::uint64_t split_from_bytes = UINT64_MAX;
   std::vector<std::string> cache_warnings;
 };
 
@@ -44,6 +53,11 @@ struct LoadControl {
   // overBudget and frees everything it held.
   std::function<bool(std::uint64_t bytes)> charge;
 };
+
+// Where a load splits a plain dump of `file_bytes` in two (split_from_bytes):
+// just after the first newline past its middle; 0 (no split) when none
+// comes within 1 MiB of it.
+std::uint64_t split_point(const std::string& path, std::uint64_t file_bytes);
 
 // A rough upper bound of the peak memory of loading `json_bytes` of dump:
 // measured, a heap holds ~0.2 bytes per byte of JSON and a load peaks near

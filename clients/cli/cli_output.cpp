@@ -290,8 +290,9 @@ void write_pending_images() {
   kept.clear();
 }
 
-std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
+std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions options,
                                            int& exit_code) {
+  options.split_from_bytes = std::min(options.split_from_bytes, kSplitWhenAloneFrom);
   auto outcome = load_through_cache(path, options);
   if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
   if (!outcome.heap) {

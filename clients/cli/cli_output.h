@@ -68,8 +68,10 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
                                                          int& exit_code);
 
-// Loads a heap; on failure prints the error and sets `exit_code`.
-std::shared_ptr<const Heap> load_or_report(const std::string& path, const LoadOptions& options,
+// Loads a heap; on failure prints the error and sets `exit_code`. It is
+// the command's only load: a large plain dump is read in two halves at once
+// (kSplitWhenAloneFrom).
+std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions options,
                                            int& exit_code);
 
 // Warns on stderr about broken lines and missing references of a loaded heap.

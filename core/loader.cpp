@@ -2,10 +2,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -158,6 +161,9 @@ class SecondHalf {
       } catch (...) {
         failure_ = std::current_exception();
       }
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+      ended_.notify_all();
     });
   }
   ~SecondHalf() {
@@ -169,7 +175,23 @@ class SecondHalf {
 
   Halves beside() const { return Halves{0, &stream_bytes_, &file_bytes_}; }
 
-  // Waits for the half to be read; what it threw is thrown here. Then adds
+  // Waits for the half to be read, calling `tick` every kTick meanwhile with
+  // its file and stream bytes so far: the loading thread goes on reporting
+  // progress and charging the budget while it waits (a load of ~150 MB can
+  // spend most of its life here). `tick` returns false to stop the half.
+  void wait(const std::function<bool(std::uint64_t file_bytes, std::uint64_t stream_bytes)>& tick) {
+    constexpr std::chrono::milliseconds kTick{50};
+    std::unique_lock lock(mutex_);
+    while (!ended_.wait_for(lock, kTick, [this] { return finished_; })) {
+      lock.unlock();
+      if (!tick(file_bytes_.load(std::memory_order_relaxed),
+                stream_bytes_.load(std::memory_order_relaxed)))
+        stop_.store(true);
+      lock.lock();
+    }
+  }
+
+  // Once wait() has returned: what the half threw is thrown here. Then adds
   // it to the first half's `builder` and `report`, or gives its read error.
   std::optional<Error> join_into(HeapBuilder& builder, LoadReport& report,
                                  std::uint64_t& non_blank_lines) {
@@ -207,6 +229,9 @@ class SecondHalf {
   LoadReport report_;
   std::uint64_t non_blank_lines_ = 0;
   std::exception_ptr failure_;
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  bool finished_ = false;  // under mutex_: the thread is about to end
   std::thread thread_;
 };
 
@@ -303,6 +328,17 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     report.gzip_truncated = pipeline.truncated();
     if (second_half) {
       if (profile) profile->step("second half");
+      bool over = false;
+      second_half->wait([&](std::uint64_t file_bytes, std::uint64_t stream_bytes) {
+        if (control.progress)
+          control.progress(pipeline.file_bytes_consumed() + file_bytes, pipeline.file_size());
+        if (cancelled(control)) return false;
+        over = control.charge &&
+               !control.charge(estimate_peak_bytes(report.stream_bytes + stream_bytes) +
+                               pipeline.grown_buffer_bytes());
+        return !over;
+      });
+      if (over) return over_budget();
       auto error = second_half->join_into(builder, report, non_blank_lines);
       second_half.reset();
       if (cancelled(control))

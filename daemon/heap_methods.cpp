@@ -104,7 +104,11 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
         make_error(ErrorReason::kOverBudget, path + ": out of memory while loading");
     std::optional<PendingImage> image;
     try {
-      CachedLoad loaded = load_heap_cached(&ctx.cache, path, {}, control);
+      // A load that runs alone reads a large dump in two halves at once;
+      // loads side by side (Load Heaps sends them together) keep a core each.
+      LoadOptions options;
+      if (ctx.store.loading_names().size() == 1) options.split_from_bytes = kSplitWhenAloneFrom;
+      CachedLoad loaded = load_heap_cached(&ctx.cache, path, options, control);
       heap = std::move(loaded.heap);
       image = std::move(loaded.pending);
       if (loaded.warning) ctx.logger->error(*loaded.warning);

@@ -85,7 +85,9 @@ std::string HeapStore::begin_load(const std::string& wanted_name) {
   std::string name = wanted_name;
   for (int k = 2; name_taken_locked(name) || looks_like_id(name); ++k)
     name = wanted_name + "-" + std::to_string(k);
-  running_.push_back(RunningLoad{name, {}});
+  // The id is taken now, not when the load ends: loads sent together (the
+  // editor's Load Heaps) end in any order, yet get ids in the order asked.
+  running_.push_back(RunningLoad{name, next_id_++, {}});
   return name;
 }
 
@@ -99,9 +101,15 @@ void HeapStore::finish_load(const std::string& name, std::string path,
     reserved_ -= std::min(reserved_, estimate);
     const std::uint64_t charged = heap->bytes_used() + heap->analyses_bytes_used();
     resident_ += charged;
-    entry = HeapEntry{"h" + std::to_string(next_id_++), name, std::move(path), std::move(heap),
-                      charged};
-    entries_.push_back(entry);
+    auto load = std::find_if(running_.begin(), running_.end(),
+                             [&](const RunningLoad& running) { return running.name == name; });
+    const std::uint64_t number = load != running_.end() ? load->number : next_id_++;
+    entry = HeapEntry{
+        "h" + std::to_string(number), name, std::move(path), std::move(heap), charged, number};
+    // Listed by id: a load that ends before an earlier one lands after it.
+    auto later = std::find_if(entries_.begin(), entries_.end(),
+                              [&](const HeapEntry& held) { return held.number > number; });
+    entries_.insert(later, entry);
     waiters = end_load_locked(name);
   }
   // Outside the lock: a waiter may look the heap up straight away.
@@ -114,6 +122,12 @@ void HeapStore::abandon_load(const std::string& name, std::uint64_t estimate) {
   {
     std::lock_guard lock(mutex_);
     reserved_ -= std::min(reserved_, estimate);
+    // The id was never shown (ids come in loadHeap's reply): the last one
+    // taken goes back, so loads one after the other stay h1, h2, h3 around
+    // a failed one. An id taken before a later load's stays a gap.
+    auto load = std::find_if(running_.begin(), running_.end(),
+                             [&](const RunningLoad& running) { return running.name == name; });
+    if (load != running_.end() && load->number + 1 == next_id_) --next_id_;
     waiters = end_load_locked(name);
   }
   for (auto& resume : waiters) resume();

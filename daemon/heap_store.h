@@ -28,6 +28,7 @@ struct HeapEntry {
   // What the budget charges for this heap: its columns and, once computed,
   // its cached analyses (set by the store).
   std::uint64_t charged = 0;
+  std::uint64_t number = 0;  // the digits of `id`, for keeping the list in id order
 };
 
 class HeapStore {
@@ -60,7 +61,10 @@ class HeapStore {
   static bool looks_like_id(const std::string& name);
 
   // Starts a load: reserves a name no loaded heap or running load has (the
-  // wanted one, else "name-2", "name-3"...), and returns it.
+  // wanted one, else "name-2", "name-3"...), and returns it. The heap's id is
+  // taken here too, so ids follow the order loads begin in. A load that
+  // fails gives its id back if no later load took one; else it stays unused
+  // (an id once shown is never reused).
   std::string begin_load(const std::string& wanted_name);
   // Ends a load begun with begin_load by storing its heap under the reserved
   // name, turning the load's reservation into its real size. `announce` runs
@@ -87,6 +91,7 @@ class HeapStore {
   mutable std::mutex mutex_;
   struct RunningLoad {
     std::string name;
+    std::uint64_t number;  // of the id the heap gets
     std::vector<std::function<void()>> waiters;
   };
   // Removes the load of `name` and returns whoever waits for it.

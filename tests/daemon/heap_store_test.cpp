@@ -27,6 +27,29 @@ TEST_CASE("a running load holds its name, so the next load of that name gets nam
   CHECK(store.begin_load("B.json") == "B.json-2");  // an abandoned load frees its name
 }
 
+TEST_CASE("ids follow the order loads begin in, whatever order they end in") {
+  HeapStore store;
+  store.begin_load("A");
+  store.begin_load("B");
+  store.begin_load("bad");
+  store.begin_load("C");
+  store.finish_load("C", "/tmp/C", tiny_heap(), 0, [](const HeapEntry&) {});
+  store.abandon_load("bad", 0);
+  store.finish_load("B", "/tmp/B", tiny_heap(), 0, [](const HeapEntry&) {});
+  store.finish_load("A", "/tmp/A", tiny_heap(), 0, [](const HeapEntry&) {});
+  std::vector<std::string> listed;
+  for (const auto& entry : store.list()) listed.push_back(entry.id + "=" + entry.name);
+  // Listed in id order; the failed load's id (h3) stays unused.
+  CHECK(listed == std::vector<std::string>{"h1=A", "h2=B", "h4=C"});
+  // A failed load that took the last id gives it back.
+  store.begin_load("bad");
+  store.abandon_load("bad", 0);
+  store.begin_load("D");
+  store.finish_load("D", "/tmp/D", tiny_heap(), 0, [](const HeapEntry&) {});
+  REQUIRE(store.find("D"));
+  CHECK(store.find("D")->id == "h5");
+}
+
 TEST_CASE("find says whether a missing name is still loading") {
   HeapStore store;
   bool loading = false;

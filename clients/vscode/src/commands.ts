@@ -4,7 +4,7 @@
 // tests. extension.ts maps these interfaces onto the real VS Code API.
 
 import * as path from 'node:path';
-import type { CancellationToken } from 'vscode-jsonrpc';
+import { CancellationToken, CancellationTokenSource } from 'vscode-jsonrpc';
 import type { CrashInfo, ProgressSink } from './client';
 import { bestSuffixMatch, objectDocument, pathDocument, resolveSite, siteOf } from './details';
 import { GraphView, pathToDot, renderDot, retainerHeadline } from './graph';
@@ -25,6 +25,7 @@ import {
   RootResult,
   StatsParams,
   StatsResult,
+  ErrorCodes,
   describeError,
   formatBytes,
   formatCount,
@@ -141,27 +142,49 @@ export class Commands {
       files = await this.ui_.openFiles({ title: 'Heapleak: heap dumps to load (ObjectSpace.dump_all output)' });
       if (!files || files.length === 0) return [];
     }
+    // Names are chosen up front, in order, so that repeats are told apart as before.
+    const names: string[] = [];
+    for (const file of files) names.push(uniqueName(file, [...this.store.heaps.map((h) => h.name), ...names]));
+    // Every load is sent at once: heapleakd loads two at a time on its load
+    // pool and admits each against --max-memory, so three dumps take about
+    // as long as the two longest instead of all three in a row. Cancel on any
+    // notification stops every load still running (as it stopped the load and
+    // the files after it when they went one by one).
+    const stopAll = new CancellationTokenSource();
+    const outcomes = await Promise.allSettled(
+      files.map((file, k) =>
+        this.ui_.progress(`Heapleak: loading ${names[k]}`, (report, token) => {
+          if (token.isCancellationRequested) stopAll.cancel();
+          token.onCancellationRequested(() => stopAll.cancel());
+          // A file whose turn comes after Cancel is not sent at all.
+          if (stopAll.token.isCancellationRequested) {
+            return Promise.reject({ code: ErrorCodes.requestCancelled, message: 'cancelled before it was sent' });
+          }
+          return this.daemon_.loadHeap({ path: file, name: names[k] }, progressAdapter(report), stopAll.token);
+        }),
+      ),
+    );
+    stopAll.dispose();
+    // Reported and added to the tree in the order the files were given.
     const loaded: HeapSummary[] = [];
-    for (const file of files) {
-      const name = uniqueName(file, this.store.heaps.map((h) => h.name));
-      try {
-        const summary = await this.ui_.progress(`Heapleak: loading ${name}`, (report, token) =>
-          this.daemon_.loadHeap({ path: file, name }, progressAdapter(report), token),
-        );
+    const cancelled: string[] = [];
+    outcomes.forEach((outcome, k) => {
+      const name = names[k];
+      if (outcome.status === 'fulfilled') {
+        const summary = outcome.value;
         this.store.addHeap(summary);
         loaded.push(summary);
         this.ui_.log(`loaded ${summary.heap} ${summary.name}: ${summary.objects} objects in ${summary.loadSeconds} s`);
         if (summary.brokenLines) {
           void this.ui_.warn(`${name}: ${formatCount(summary.brokenLines)} broken lines were skipped (first: ${summary.firstBrokenLines?.[0]?.reason ?? '?'}).`);
         }
-      } catch (error) {
-        if (isCancelled(error)) {
-          void this.ui_.info(`Heapleak: loading ${name} cancelled.`);
-          break;
-        }
-        void this.ui_.error(`Heapleak: cannot load ${name}: ${describeError(error)}`);
+      } else if (isCancelled(outcome.reason)) {
+        cancelled.push(name);
+      } else {
+        void this.ui_.error(`Heapleak: cannot load ${name}: ${describeError(outcome.reason)}`);
       }
-    }
+    });
+    if (cancelled.length > 0) void this.ui_.info(`Heapleak: loading ${cancelled.join(', ')} cancelled.`);
     if (loaded.length > 0) {
       await this.ui_.focusTree();
       const count = this.store.heaps.length;

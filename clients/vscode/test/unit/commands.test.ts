@@ -12,12 +12,18 @@ const settings: Settings = { maxNodes: 200, retainerSamples: 2, samples: 50, min
 class FakeDaemon implements DaemonApi {
   calls: { method: string; params: unknown }[] = [];
   loadError: ((path: string) => unknown) | undefined;
+  /** When set, every load waits for it (then sees a Cancel made meanwhile). */
+  hold: Promise<void> | undefined;
+  /** When set, the load of `path` waits for what it returns. */
+  holdFor: ((path: string) => Promise<unknown>) | undefined;
   ownerError: unknown;
   private next = 1;
   async loadHeap(params: { path: string; name?: string }, onProgress?: (v: ProgressValue) => void, token?: { isCancellationRequested: boolean }) {
     this.calls.push({ method: 'loadHeap', params });
     onProgress?.({ kind: 'begin', percentage: 0, title: 'Loading' });
     onProgress?.({ kind: 'report', percentage: 40, message: '8 of 18 MiB' });
+    await this.hold;
+    await this.holdFor?.(params.path);
     if (token?.isCancellationRequested) throw new ResponseError(-32800, 'cancelled');
     const error = this.loadError?.(params.path);
     if (error) throw error;
@@ -118,15 +124,45 @@ test('a failed load reports the reason and goes on with the next file', async ()
   assert.deepEqual(c.ui.errors(), ['Heapleak: cannot load B.json: not a heap dump: /d/B.json line 1 (notAHeapDump)']);
 });
 
-test('Cancel on the progress notification stops the load and the files after it', async () => {
+test('Cancel on a progress notification stops every load still running; later files are not sent', async () => {
   const c = setup();
   c.ui.onProgress = (index, source) => {
     if (index === 1) source.cancel();
   };
+  // A is on its way when B's notification is cancelled: it stops too; B and C never go out.
   const loaded = await loadThree(c);
-  assert.deepEqual(loaded.map((h) => h.name), ['A.json']);
-  assert.equal(c.daemon.calls.length, 2);
-  assert.deepEqual(c.ui.messages.map((m) => m.message).slice(0, 1), ['Heapleak: loading B.json cancelled.']);
+  assert.deepEqual(loaded, []);
+  assert.deepEqual(c.daemon.calls.map((call) => (call.params as { path: string }).path), ['/d/A.json']);
+  assert.equal(c.store.heaps.length, 0);
+  assert.deepEqual(c.ui.messages.map((m) => m.message).slice(0, 1), ['Heapleak: loading A.json, B.json, C.json cancelled.']);
+  assert.deepEqual(c.ui.errors(), []);
+});
+
+test('the files are all sent at once; a Cancel while they load stops all of them', async () => {
+  const c = setup();
+  let release = () => {};
+  c.daemon.hold = new Promise<void>((resolve) => (release = resolve));
+  const loading = loadThree(c);
+  await new Promise((resolve) => setImmediate(resolve));
+  // All three requests are out before any answer: heapleakd runs them side by side.
+  assert.equal(c.daemon.calls.length, 3);
+  c.ui.progresses[2].source.cancel();
+  release();
+  assert.deepEqual(await loading, []);
+  assert.equal(c.store.heaps.length, 0);
+  assert.deepEqual(c.ui.messages.map((m) => m.message).slice(0, 1), ['Heapleak: loading A.json, B.json, C.json cancelled.']);
+});
+
+test('loads that end out of order still land in the tree in the order given', async () => {
+  const c = setup();
+  const releases: (() => void)[] = [];
+  c.daemon.holdFor = () => new Promise<void>((resolve) => releases.push(resolve));
+  const loading = loadThree(c);
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const release of [...releases].reverse()) release();
+  const loaded = await loading;
+  assert.deepEqual(loaded.map((h) => h.name), ['A.json', 'B.json', 'C.json']);
+  assert.deepEqual(c.store.heaps.map((h) => h.name), ['A.json', 'B.json', 'C.json']);
 });
 
 test('run leak diff: baseline, target, later from quick picks; result in the tree', async () => {

@@ -1,10 +1,13 @@
 #include "core/heap_builder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+
+#include "core/in_halves.h"
 
 namespace heapleak {
 namespace {
@@ -25,13 +28,19 @@ std::uint32_t address_fingerprint(Address address) {
 // `scratch`, which every column reuses. The reads follow the dump's page
 // runs, so they stream; rotating permutation cycles in place instead saves
 // the scratch but chains one cache miss per object and is several times slower.
+// `two`: each half of `order` on a thread of its own (run_in_halves).
 template <class T, class S>
-void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<S>& scratch) {
+void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<S>& scratch, bool two) {
   static_assert(sizeof(T) <= sizeof(S) && std::is_trivially_copyable_v<T>);
   if (column.empty()) return;
   T* gathered = reinterpret_cast<T*>(scratch.data());
-  for (std::size_t k = 0; k < order.size(); ++k) gathered[k] = column[order[k]];
-  std::memcpy(column.data(), gathered, order.size() * sizeof(T));
+  run_in_halves(two, order.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) gathered[k] = column[order[k]];
+  });
+  // Only once both halves are gathered: the copy overwrites what they read.
+  run_in_halves(two, order.size(), [&](std::size_t begin, std::size_t end) {
+    std::memcpy(column.data() + begin, gathered + begin, (end - begin) * sizeof(T));
+  });
   column.resize(order.size());  // duplicate addresses were left out of `order`
 }
 
@@ -43,14 +52,34 @@ void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<S>& scr
 // the table stays at most half full.
 class AddressIndex {
  public:
-  AddressIndex(const Column<Address>& addresses, std::uint32_t* slots, std::size_t capacity)
+  // `two`: filled by two threads at once (run_in_halves), each claiming its
+  // slots with a compare-and-swap. The addresses are distinct, so each one's
+  // slot may differ from a one-thread fill, but what find() answers does not.
+  AddressIndex(const Column<Address>& addresses, std::uint32_t* slots, std::size_t capacity,
+               bool two)
       : addresses_(addresses), slots_(slots), capacity_(capacity) {
-    std::fill(slots_, slots_ + capacity_, kNoObject);
-    for (ObjectIndex i = 0; i < addresses.size(); ++i) {
-      std::size_t slot = home(addresses[i]);
-      while (slots_[slot] != kNoObject) slot = next(slot);
-      slots_[slot] = i;
+    run_in_halves(two, capacity_, [&](std::size_t begin, std::size_t end) {
+      std::fill(slots_ + begin, slots_ + end, kNoObject);
+    });
+    if (!two) {
+      for (ObjectIndex i = 0; i < addresses.size(); ++i) {
+        std::size_t slot = home(addresses[i]);
+        while (slots_[slot] != kNoObject) slot = next(slot);
+        slots_[slot] = i;
+      }
+      return;
     }
+    run_in_halves(two, addresses.size(), [&](std::size_t begin, std::size_t end) {
+      for (auto i = static_cast<ObjectIndex>(begin); i < end; ++i) {
+        for (std::size_t slot = home(addresses[i]);; slot = next(slot)) {
+          std::atomic_ref<std::uint32_t> claimed(slots_[slot]);
+          std::uint32_t empty = kNoObject;
+          if (claimed.load(std::memory_order_relaxed) == kNoObject &&
+              claimed.compare_exchange_strong(empty, i, std::memory_order_relaxed))
+            break;
+        }
+      }
+    });
   }
 
   ObjectIndex find(Address address) const {
@@ -84,18 +113,19 @@ class AddressIndex {
 // Each reference in `refs` (file order) becomes the index of its object, or
 // kNoObject when the dump lacks it, in place. (References of records dropped
 // as duplicates are resolved too, but nothing reads them.)
-void resolve_references(const AddressIndex& index, Column<Address>& refs) {
+void resolve_references(const AddressIndex& index, Column<Address>& refs, bool two) {
   // The lookups ahead are known: the slot of the reference kSlotAhead on is
   // fetched, then the address named by the one kAddressAhead on, whose slot
   // has arrived by then.
   constexpr std::size_t kSlotAhead = 16;
   constexpr std::size_t kAddressAhead = 8;
-  const std::size_t count = refs.size();
-  for (std::size_t r = 0; r < count; ++r) {
-    if (r + kSlotAhead < count) index.prefetch_slot(refs[r + kSlotAhead]);
-    if (r + kAddressAhead < count) index.prefetch_address(refs[r + kAddressAhead]);
-    refs[r] = index.find(refs[r]);
-  }
+  run_in_halves(two, refs.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      if (r + kSlotAhead < end) index.prefetch_slot(refs[r + kSlotAhead]);
+      if (r + kAddressAhead < end) index.prefetch_address(refs[r + kAddressAhead]);
+      refs[r] = index.find(refs[r]);
+    }
+  });
 }
 
 }  // namespace
@@ -143,11 +173,16 @@ void HeapBuilder::release_unused_pages() {
   raw_refs_.release_unused_pages();
 }
 
+std::vector<Column<std::uint32_t>*> HeapBuilder::allocation_columns() {
+  std::vector<Column<std::uint32_t>*> columns = {&c_.file, &c_.line, &c_.generation};
+  if (full_) columns.push_back(&c_.method);  // methods are kept by full loads only
+  return columns;
+}
+
 void HeapBuilder::start_allocation_columns() {
   traced_ = true;
   const std::size_t n = c_.address.size();
-  for (auto* column : {&c_.file, &c_.line, &c_.method, &c_.generation}) {
-    if (column == &c_.method && !full_) continue;
+  for (auto* column : allocation_columns()) {
     column->reserve(c_.address.capacity());
     column->assign(n, 0);
   }
@@ -267,10 +302,7 @@ void HeapBuilder::absorb(HeapBuilder&& later) {
       append(c_.generation, other.generation);
       if (full_) append_mapped(c_.method, other.method, to_name);
     } else {
-      for (auto* column : {&c_.file, &c_.line, &c_.method, &c_.generation}) {
-        if (column == &c_.method && !full_) continue;
-        column->resize(column->size() + objects, 0);
-      }
+      for (auto* column : allocation_columns()) column->resize(column->size() + objects, 0);
     }
   }
   if (full_) {
@@ -372,24 +404,25 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
 // Every column of 4 bytes or less: all an identity-only heap has but its
 // addresses.
 template <class S>
-void permute_narrow_columns(HeapColumns& c, const Column<ObjectIndex>& order, Column<S>& scratch) {
-  permute(c.type, order, scratch);
-  permute(c.class_index, order, scratch);
-  permute(c.own_name, order, scratch);
-  permute(c.memsize, order, scratch);
-  permute(c.value_hash, order, scratch);
-  permute(c.first_ref, order, scratch);
-  permute(c.length, order, scratch);
-  permute(c.file, order, scratch);
-  permute(c.line, order, scratch);
-  permute(c.method, order, scratch);
-  permute(c.generation, order, scratch);
+void permute_narrow_columns(HeapColumns& c, const Column<ObjectIndex>& order, Column<S>& scratch,
+                            bool two) {
+  permute(c.type, order, scratch, two);
+  permute(c.class_index, order, scratch, two);
+  permute(c.own_name, order, scratch, two);
+  permute(c.memsize, order, scratch, two);
+  permute(c.value_hash, order, scratch, two);
+  permute(c.first_ref, order, scratch, two);
+  permute(c.length, order, scratch, two);
+  permute(c.file, order, scratch, two);
+  permute(c.line, order, scratch, two);
+  permute(c.method, order, scratch, two);
+  permute(c.generation, order, scratch, two);
 }
 
 void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
-  permute(c_.address, order, scratch);
-  permute(c_.line_offset, order, scratch);
-  permute_narrow_columns(c_, order, scratch);
+  permute(c_.address, order, scratch, two_threads_);
+  permute(c_.line_offset, order, scratch, two_threads_);
+  permute_narrow_columns(c_, order, scratch, two_threads_);
 }
 
 void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order) {
@@ -400,7 +433,7 @@ void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order) {
   // order[k], read for the last time, replaced by the low half of its address.
   const std::size_t m = order.size();
   Column<std::uint32_t> scratch(m);
-  permute_narrow_columns(c_, order, scratch);
+  permute_narrow_columns(c_, order, scratch, two_threads_);
   for (std::size_t k = 0; k < m; ++k)
     scratch[k] = static_cast<std::uint32_t>(c_.address[order[k]] >> 32);
   for (std::size_t k = 0; k < m; ++k) order[k] = static_cast<std::uint32_t>(c_.address[order[k]]);
@@ -425,47 +458,72 @@ void HeapBuilder::resolve_classes() {
 void HeapBuilder::build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch,
                               LoadReport& report) {
   const std::size_t n = c_.address.size();
+  const bool two = two_threads_;
   // scratch holds at least n + 1 uint64s, so 2n + 2 uint32 slots.
   auto* const scratch32 = reinterpret_cast<std::uint32_t*>(scratch.data());
-  resolve_references(AddressIndex(c_.address, scratch32, scratch.size() * 2), raw_refs_);
+  resolve_references(AddressIndex(c_.address, scratch32, scratch.size() * 2, two), raw_refs_, two);
+
+  // Forward edges in two passes, so that both halves of the objects can go
+  // at once: each object's references are sorted and de-duplicated in place,
+  // in its own range of raw_refs_ (ranges never overlap), and counted; once
+  // the counts are summed into offsets, each is copied to its place.
+  constexpr Address kMissing = kNoObject;
   c_.out_offsets.assign(n + 1, 0);
-  c_.out_edges.reserve(raw_refs_.size());
-  std::vector<ObjectIndex> targets;
-  for (std::size_t k = 0; k < n; ++k) {
-    const ObjectIndex old = order[k];
-    targets.clear();
-    for (std::uint32_t r = ref_begin_[old]; r < ref_begin_[old + 1]; ++r) {
-      const auto target = static_cast<ObjectIndex>(raw_refs_[r]);
-      if (target == kNoObject) {
-        ++report.missing_references;
-      } else {
-        targets.push_back(target);
-      }
+  std::atomic<std::uint64_t> missing{0};
+  run_in_halves(two, n, [&](std::size_t begin, std::size_t end) {
+    std::uint64_t missed = 0;
+    for (std::size_t k = begin; k < end; ++k) {
+      const ObjectIndex old = order[k];
+      Address* const first = raw_refs_.data() + ref_begin_[old];
+      Address* const last = raw_refs_.data() + ref_begin_[old + 1];
+      Address* kept = std::remove(first, last, kMissing);
+      missed += static_cast<std::uint64_t>(last - kept);
+      // A Hash or Array may hold one object many times: one edge is enough.
+      std::sort(first, kept);
+      kept = std::unique(first, kept);
+      c_.out_offsets[k + 1] = static_cast<std::uint32_t>(kept - first);
     }
-    // A Hash or Array may hold one object many times: one edge is enough.
-    std::sort(targets.begin(), targets.end());
-    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-    c_.out_edges.insert(c_.out_edges.end(), targets.begin(), targets.end());
-    c_.out_offsets[k + 1] = static_cast<std::uint32_t>(c_.out_edges.size());
-  }
+    missing += missed;
+  });
+  report.missing_references += missing;
+  for (std::size_t k = 0; k < n; ++k) c_.out_offsets[k + 1] += c_.out_offsets[k];
+  c_.out_edges.resize(c_.out_offsets[n]);
+  run_in_halves(two, n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const Address* const first = raw_refs_.data() + ref_begin_[order[k]];
+      std::uint32_t* out = c_.out_edges.data() + c_.out_offsets[k];
+      for (std::uint32_t e = c_.out_offsets[k]; e < c_.out_offsets[k + 1]; ++e)
+        *out++ = static_cast<ObjectIndex>(first[e - c_.out_offsets[k]]);
+    }
+  });
   // The raw references and their ranges are done with: their pages, faulted
   // in already, become the referrer arrays (ref_begin_ held an entry per
   // record and one more, raw_refs_ 8 bytes per reference: room enough).
   c_.in_offsets.adopt_storage(ref_begin_);
   c_.in_edges.adopt_storage(raw_refs_);
 
+  // Referrers, counted and then filled by target: each half of the targets
+  // on its own thread, each reading every edge. The reads stream; the
+  // scattered writes are what costs, and they split.
   c_.in_offsets.assign(n + 1, 0);
-  for (ObjectIndex target : c_.out_edges) ++c_.in_offsets[target + 1];
+  run_in_halves(two, n, [&](std::size_t begin, std::size_t end) {
+    for (ObjectIndex target : c_.out_edges) {
+      if (target >= begin && target < end) ++c_.in_offsets[target + 1];
+    }
+  });
   for (std::size_t i = 0; i < n; ++i) c_.in_offsets[i + 1] += c_.in_offsets[i];
   c_.in_edges.resize(c_.out_edges.size());
   // The address index is done with: the scratch becomes the fill cursors.
   std::uint32_t* const cursor = scratch32;
   std::copy(c_.in_offsets.begin(), c_.in_offsets.end() - 1, cursor);
-  for (ObjectIndex source = 0; source < n; ++source) {
-    for (std::uint32_t e = c_.out_offsets[source]; e < c_.out_offsets[source + 1]; ++e) {
-      c_.in_edges[cursor[c_.out_edges[e]]++] = source;
+  run_in_halves(two, n, [&](std::size_t begin, std::size_t end) {
+    for (ObjectIndex source = 0; source < n; ++source) {
+      for (std::uint32_t e = c_.out_offsets[source]; e < c_.out_offsets[source + 1]; ++e) {
+        const ObjectIndex target = c_.out_edges[e];
+        if (target >= begin && target < end) c_.in_edges[cursor[target]++] = source;
+      }
     }
-  }
+  });
   // Room was made for every raw reference (the prefaulter may have faulted
   // all of it in); duplicates and missing targets leave some unused.
   c_.out_edges.release_unused_pages();
@@ -493,7 +551,9 @@ void HeapBuilder::build_roots(LoadReport& report) {
 
 std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
                                                 std::chrono::steady_clock::time_point started,
-                                                LoadProfile* profile, Prefaulter* prefaulter) {
+                                                LoadProfile* profile, Prefaulter* prefaulter,
+                                                bool two_threads) {
+  two_threads_ = two_threads;
   auto step = [profile](const char* name) {
     if (profile) profile->step(name);
   };

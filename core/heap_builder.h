@@ -53,10 +53,12 @@ class HeapBuilder {
   // Consumes the builder. `report` gets the counts only the build knows and
   // the seconds elapsed since `started`; `profile`, if given, each step's.
   // `prefaulter`, if given, faults in the edge arrays while the sort runs.
+  // `two_threads`: the load runs alone, so the permutation and the edges
+  // take both cores (each loop in halves); the heap is the same either way.
   std::shared_ptr<const Heap> finish(LoadReport report,
                                      std::chrono::steady_clock::time_point started,
                                      LoadProfile* profile = nullptr,
-                                     Prefaulter* prefaulter = nullptr);
+                                     Prefaulter* prefaulter = nullptr, bool two_threads = false);
 
  private:
   struct RawRoot {
@@ -65,6 +67,9 @@ class HeapBuilder {
   };
 
   std::uint32_t class_id(Address class_address);
+  // The allocation-site columns (file, line, generation; method in full
+  // loads), filled only once a traced record appears.
+  std::vector<Column<std::uint32_t>*> allocation_columns();
   void start_allocation_columns();
   Column<ObjectIndex> sort_by_address(LoadReport& report);
   void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
@@ -95,6 +100,7 @@ class HeapBuilder {
   std::vector<RawRoot> raw_roots_;
   bool full_;
   bool traced_ = false;
+  bool two_threads_ = false;  // finish()'s loops in halves, on two threads
 };
 
 }  // namespace heapleak

@@ -292,6 +292,8 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
       }
     }
   }
+  // A load that splits runs alone: its finish steps may take both cores too.
+  const bool alone = second_half.has_value();
   std::uint64_t non_blank_lines = 0;
   // Faulting the columns in on another core pays off once a dump is large
   // enough for its fresh memory to matter (tens of MiB of columns).
@@ -327,7 +329,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     report.ends_mid_line = pipeline.ends_mid_line();
     report.gzip_truncated = pipeline.truncated();
     if (second_half) {
-      if (profile) profile->step("second half");
+      if (profile) profile->step("wait, second half");
       bool over = false;
       second_half->wait([&](std::uint64_t file_bytes, std::uint64_t stream_bytes) {
         if (control.progress)
@@ -339,6 +341,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
         return !over;
       });
       if (over) return over_budget();
+      if (profile) profile->step("absorb second half");
       auto error = second_half->join_into(builder, report, non_blank_lines);
       second_half.reset();
       if (cancelled(control))
@@ -368,7 +371,7 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   }
   builder.release_unused_pages();
   auto heap = builder.finish(std::move(report), started, profile.get(),
-                             prefaulter ? &*prefaulter : nullptr);
+                             prefaulter ? &*prefaulter : nullptr, alone);
   if (profile) {
     profile->stop();
     profile->print(path);

@@ -143,6 +143,32 @@ TEST_CASE("a split dump traced only in its first half gets zeros after", "[loade
   check_split_load(text, "untraced tail", LoadMode::kIdentityOnly);
 }
 
+TEST_CASE("a split load's finish on two threads builds the edges one thread builds",
+          "[loader][split]") {
+  // Enough objects for the finish steps to take both cores (run_in_halves
+  // starts a thread from 65,536 items), written out of address order so the
+  // permutation moves them. Each points to its neighbours, one of them twice,
+  // and to an object the dump lacks (every 5th); some are pointed to by
+  // objects of both halves.
+  constexpr int kObjects = 150000;
+  auto address = [](int k) { return hex(0x100000 + 40 * ((k * 7919) % kObjects)); };
+  std::vector<std::string> lines = {class_line("0x20", "Item")};
+  for (int k = 0; k < kObjects; ++k) {
+    std::vector<std::string> refs = {address((k + 1) % kObjects),
+                                     address((k + kObjects - 1) % kObjects),
+                                     address((k + 1) % kObjects), address(k / 2)};
+    if (k % 5 == 0) refs.push_back(hex(0x7000000 + k));
+    lines.push_back(
+        object_line({address(k), k % 2 ? "ARRAY" : "HASH", "0x20", refs, "\"memsize\":40"}));
+  }
+  lines.push_back(root_line("vm", {address(0), "0x20"}));
+  const auto heap = check_split_load(join_lines(lines), "\"vm\"", LoadMode::kFull);
+  CHECK(heap->size() == kObjects + 1);
+  CHECK(heap->report().missing_references == kObjects / 5);
+  // Every object has three distinct targets (k / 2 may be a neighbour, or itself).
+  CHECK(heap->report().references >= std::uint64_t{2} * kObjects);
+}
+
 TEST_CASE("no newline near the middle: no split, one pass", "[loader][split]") {
   // One line of 3 MiB straddles the middle.
   const std::string text = join_lines(

@@ -23,6 +23,8 @@ class FileHandle {
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
 
+  int fd() const { return fd_; }
+
   bool seek(std::uint64_t offset) {
     return ::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) == static_cast<off_t>(offset);
   }
@@ -56,12 +58,25 @@ class PlainSource final : public ByteSource {
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
   bool restrict_to(std::uint64_t begin, std::uint64_t end) override {
     if (consumed_ != 0 || begin > end || !file_.seek(begin)) return false;
+    begin_ = begin;
     left_ = end - begin;
+    return true;
+  }
+  std::optional<PlainRange> plain_range() const override {
+    const std::uint64_t at = begin_ + consumed_;
+    const std::uint64_t end = left_ == UINT64_MAX ? file_size_ : at + left_;
+    return PlainRange{file_.fd(), at, std::max(at, end)};
+  }
+  bool skip(std::uint64_t bytes) override {
+    if (bytes > left_ || !file_.seek(begin_ + consumed_ + bytes)) return false;
+    consumed_ += bytes;
+    if (left_ != UINT64_MAX) left_ -= bytes;
     return true;
   }
 
  private:
   FileHandle file_;
+  std::uint64_t begin_ = 0;  // of the range restrict_to set
   std::uint64_t consumed_ = 0;
   std::uint64_t left_ = UINT64_MAX;
 };

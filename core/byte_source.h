@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -37,6 +38,19 @@ class ByteSource {
   // [begin, end) of the file and no others (a load split in two, each half
   // on its own thread). False for gzip, which cannot start mid-stream.
   virtual bool restrict_to(std::uint64_t /*begin*/, std::uint64_t /*end*/) { return false; }
+
+  // Plain files only: the descriptor and the byte range read() would hand
+  // out from here on (to the file's size at open when not restricted), for a
+  // reader that maps the file instead of copying it (core/line_pipeline.cpp).
+  struct PlainRange {
+    int fd = -1;
+    std::uint64_t begin = 0;
+    std::uint64_t end = 0;
+  };
+  virtual std::optional<PlainRange> plain_range() const { return std::nullopt; }
+  // Plain files only: moves the read position `bytes` on (past what a
+  // mapping handed out), counted as consumed.
+  virtual bool skip(std::uint64_t /*bytes*/) { return false; }
 
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }

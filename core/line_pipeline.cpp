@@ -1,12 +1,15 @@
 #include "core/line_pipeline.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 
 #include "core/column.h"
+#include "core/mapped_reads.h"
 
 namespace heapleak {
 namespace {
@@ -56,6 +59,7 @@ LinePipeline::~LinePipeline() {
   }
   changed_.notify_all();
   reader_.join();
+  if (map_ != nullptr) ::munmap(map_, map_length_);
 }
 
 bool LinePipeline::stopping() const {
@@ -112,9 +116,124 @@ std::size_t LinePipeline::read_source(char* data, std::size_t size, bool& at_end
 }
 
 void LinePipeline::run() {
-  std::vector<char> carry;  // the unfinished last line of the previous block
   std::uint64_t offset = 0;
   std::uint32_t long_lines = 0;  // dropped since the last block handed out
+  if (auto range = source_->plain_range(); range && range->end > range->begin) {
+    offset = run_mapped(*range, long_lines);
+    bool failed = false;
+    {
+      std::lock_guard lock(mutex_);
+      failed = error_.has_value();
+      if (failed) done_ = true;
+    }
+    if (failed) {
+      changed_.notify_all();
+      return;
+    }
+  }
+  run_buffered(offset, long_lines);
+}
+
+namespace {
+
+// Where a mapped block that starts at `at` ends: just past its last newline
+// before `want`; for a line longer than that, just past its own newline if
+// that comes within `max_line` (else `dropped`: the line is skipped up to
+// it). `end` is null when the line runs into `safe`, the part read instead.
+struct BlockEnd {
+  const char* end = nullptr;
+  bool dropped = false;
+};
+
+BlockEnd find_block_end(const char* at, const char* want, const char* safe, std::size_t max_line) {
+  auto after = [](const void* newline) {
+    return newline != nullptr ? static_cast<const char*>(newline) + 1 : nullptr;
+  };
+  if (const char* end = after(memrchr(at, '\n', static_cast<std::size_t>(want - at))))
+    return {end, false};
+  const char* limit = at + std::min<std::size_t>(max_line, static_cast<std::size_t>(safe - at));
+  if (const char* end = after(std::memchr(want, '\n', static_cast<std::size_t>(limit - want))))
+    return {end, false};
+  if (limit == safe) return {};
+  return {after(std::memchr(limit, '\n', static_cast<std::size_t>(safe - limit))), true};
+}
+
+}  // namespace
+
+std::uint64_t LinePipeline::run_mapped(const ByteSource::PlainRange& range,
+                                       std::uint32_t& long_lines) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t map_from = range.begin & ~std::uint64_t{page - 1};
+  const auto length = static_cast<std::size_t>(range.end - map_from);
+  void* map =
+      ::mmap(nullptr, length, PROT_READ, MAP_SHARED, range.fd, static_cast<off_t>(map_from));
+  if (map == MAP_FAILED) return 0;  // read it instead
+  map_ = map;
+  map_length_ = length;
+  const char* const start = static_cast<const char*>(map) + (range.begin - map_from);
+  const char* const stop = static_cast<const char*>(map) + length;
+  // Lines must end kPadding bytes before the mapping does (past the file's
+  // end, even within its last page, nothing may be read): the rest is read
+  // into a buffer, as a gzip stream is.
+  const char* const safe =
+      stop - std::min<std::size_t>(kPadding, static_cast<std::size_t>(stop - start));
+  auto cut_short = [&] {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = make_error(ErrorReason::kNotReadable, kFileCutShort);
+  };
+  bool populate = true;
+  const char* at = start;
+  while (at < safe && !stopping()) {
+    const char* want = at + std::min<std::size_t>(block_size_, static_cast<std::size_t>(safe - at));
+    // The block's pages are mapped in here, on the reader's core, rather than
+    // by the parser as it first reads them. A file cut short since it was
+    // opened fails here (EFAULT), not with SIGBUS when read.
+    const std::uintptr_t first_page = reinterpret_cast<std::uintptr_t>(at) & ~(page - 1);
+    if (populate &&
+        ::madvise(reinterpret_cast<void*>(first_page),
+                  reinterpret_cast<std::uintptr_t>(want) - first_page, MADV_POPULATE_READ) != 0) {
+      if (errno != EINVAL) {
+        cut_short();
+        return 0;
+      }
+      populate = false;  // before Linux 5.14: the parser faults the pages in
+    }
+    BlockEnd found;
+    // Cut short after the populate: SIGBUS, turned into the same error.
+    if (!read_mapped(start, stop, [&] { found = find_block_end(at, want, safe, max_line_); })) {
+      cut_short();
+      return 0;
+    }
+    if (found.end == nullptr) break;  // the rest is read
+    if (found.dropped) {
+      ++long_lines;
+      at = found.end;
+      consumed_.store(static_cast<std::uint64_t>(at - start), std::memory_order_relaxed);
+      continue;
+    }
+    auto block = take_free_block();
+    if (!block) break;
+    block->mapped = at;
+    block->mapped_readable = static_cast<std::size_t>(stop - at);
+    block->size = static_cast<std::size_t>(found.end - at);
+    block->stream_offset = static_cast<std::uint64_t>(at - start);
+    block->long_lines_before = long_lines;
+    long_lines = 0;
+    at = found.end;
+    consumed_.store(static_cast<std::uint64_t>(at - start), std::memory_order_relaxed);
+    {
+      std::lock_guard lock(mutex_);
+      full_.push_back(std::move(block));
+    }
+    changed_.notify_all();
+  }
+  const auto handed = static_cast<std::uint64_t>(at - start);
+  if (!source_->skip(handed)) cut_short();
+  return handed;
+}
+
+void LinePipeline::run_buffered(std::uint64_t offset, std::uint32_t long_lines) {
+  std::vector<char> carry;  // the unfinished last line of the previous block
   bool at_end = false;
   bool mid_line = false;
   while (!at_end) {
@@ -213,9 +332,27 @@ std::unique_ptr<LineBlock> LinePipeline::next() {
 }
 
 void LinePipeline::recycle(std::unique_ptr<LineBlock> block) {
+  if (block->mapped != nullptr) {
+    // Parsed: its pages leave this process's resident set (they stay in the
+    // page cache), so a mapped dump never counts in full toward the peak.
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto from = reinterpret_cast<std::uintptr_t>(block->mapped) & ~(page - 1);
+    const auto to = reinterpret_cast<std::uintptr_t>(block->mapped + block->size) & ~(page - 1);
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    block->mapped = nullptr;
+  }
   {
     std::lock_guard lock(mutex_);
     free_.push_back(std::move(block));
+  }
+  changed_.notify_all();
+}
+
+void LinePipeline::fail(Error error) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::move(error);
+    stop_ = true;
   }
   changed_.notify_all();
 }

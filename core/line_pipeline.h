@@ -1,9 +1,11 @@
 // Reads a dump on its own thread and hands the parser blocks that hold whole
-// lines only, so reading (or inflating) overlaps parsing. Blocks are recycled
-// through a small pool: memory stays bounded however large the file is. A line
-// longer than a block grows that block (geometrically) up to a cap; a line
-// past the cap is dropped up to its newline without being buffered, and
-// counted, so an endless line (/dev/zero gzipped) cannot exhaust memory.
+// lines only, so reading (or inflating) overlaps parsing. A plain file is
+// mapped, and its blocks are views of the mapping (no copy); a gzip stream,
+// and a plain file's last bytes, are read into buffers recycled through a
+// small pool: memory stays bounded however large the file is. A line longer
+// than a block grows that block (geometrically) up to a cap; a line past the
+// cap is dropped up to its newline without being buffered, and counted, so
+// an endless line (/dev/zero gzipped) cannot exhaust memory.
 #pragma once
 
 #include <atomic>
@@ -46,9 +48,14 @@ class BlockBuffer {
 };
 
 struct LineBlock {
-  // Whole lines in [0, size), followed by at least kPadding readable bytes
-  // (simdjson reads a little past the end of a document).
+  // Whole lines in data()[0, size), followed by at least kPadding readable
+  // bytes (simdjson reads a little past the end of a document).
   BlockBuffer buffer;
+  // Set when the lines lie in the mapping of a plain file, not in `buffer`.
+  const char* mapped = nullptr;
+  std::size_t mapped_readable = 0;  // bytes readable from `mapped` on
+  const char* data() const { return mapped != nullptr ? mapped : buffer.data(); }
+  std::size_t readable() const { return mapped != nullptr ? mapped_readable : buffer.size(); }
   std::size_t size = 0;
   std::uint64_t stream_offset = 0;  // offset of buffer[0] in the decompressed stream
   // Lines longer than the cap dropped just before buffer[0] (each one line).
@@ -58,6 +65,9 @@ struct LineBlock {
 class LinePipeline {
  public:
   static constexpr std::size_t kPadding = 64;
+  // The error of a load whose plain file shrank under its mapping.
+  static constexpr const char* kFileCutShort =
+      "the file is shorter than when the load began (rewritten while it loaded?)";
 
   static constexpr std::size_t kDefaultMaxLine = std::size_t{64} << 20;
 
@@ -74,6 +84,9 @@ class LinePipeline {
   void recycle(std::unique_ptr<LineBlock> block);
 
   std::optional<Error> error() const;
+  // The parser met an error the pipeline should report (a mapped file cut
+  // short): kept as error(), and reading stops.
+  void fail(Error error);
   std::uint64_t file_bytes_consumed() const { return consumed_.load(); }
   std::uint64_t file_size() const { return file_size_; }
   bool compressed() const { return compressed_; }
@@ -92,6 +105,11 @@ class LinePipeline {
 
  private:
   void run();
+  // Hands out the lines of a plain file's range as views of its mapping, up
+  // to where too few bytes follow for simdjson's padding (or a line runs
+  // into them); returns how far it got, for run_buffered to read on from.
+  std::uint64_t run_mapped(const ByteSource::PlainRange& range, std::uint32_t& long_lines);
+  void run_buffered(std::uint64_t offset, std::uint32_t long_lines);
   std::unique_ptr<LineBlock> take_free_block();
   bool stopping() const;
   void grow(LineBlock& block, std::size_t size, std::size_t keep);
@@ -115,11 +133,14 @@ class LinePipeline {
   std::vector<std::unique_ptr<LineBlock>> free_;
   std::size_t blocks_made_ = 0;
   bool done_ = false;
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};  // also read unlocked, by the reader between blocks
   bool ends_mid_line_ = false;
   std::optional<Error> error_;
   std::atomic<std::uint64_t> buffer_bytes_{0};
   std::atomic<std::uint64_t> consumed_{0};
+  // The mapping of a plain file's range (run_mapped), unmapped at the end.
+  void* map_ = nullptr;
+  std::size_t map_length_ = 0;
   std::thread reader_;
 };
 

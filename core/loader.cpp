@@ -16,6 +16,7 @@
 #include "core/heap_builder.h"
 #include "core/line_pipeline.h"
 #include "core/load_profile.h"
+#include "core/mapped_reads.h"
 #include "core/prefaulter.h"
 #include "core/record_parser.h"
 
@@ -67,42 +68,51 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
       ++non_blank_lines;
       note_broken_line(report, report.lines, "line longer than the line cap, skipped");
     }
-    const char* const base = block->buffer.data();
+    const char* const base = block->data();
     const char* const end = base + block->size;
-    const char* const buffer_end = base + block->buffer.size();
-    const char* line = base;
-    while (line < end) {
-      const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
-      const char* line_end = newline ? newline : end;
-      ++report.lines;
-      const std::uint64_t t0 = profile ? LoadProfile::cycles() : 0;
-      parser.parse(line, line_end - line, buffer_end - line, record);
-      const std::uint64_t t1 = profile ? LoadProfile::cycles() : 0;
-      switch (record.kind) {
-        case RecordKind::kObject:
-          builder.add_object(record, halves.stream_base + block->stream_offset + (line - base));
-          break;
-        case RecordKind::kRoot:
-          ++report.root_records;
-          builder.add_root(record);
-          break;
-        case RecordKind::kShape:
-          ++report.shapes;
-          builder.add_shape(record);
-          break;
-        case RecordKind::kBroken:
-          note_broken_line(report, report.lines, record.broken_reason);
-          break;
-        case RecordKind::kBlank:
-          break;
+    const char* const buffer_end = base + block->readable();
+    auto parse_lines = [&] {
+      const char* line = base;
+      while (line < end) {
+        const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
+        const char* line_end = newline ? newline : end;
+        ++report.lines;
+        const std::uint64_t t0 = profile ? LoadProfile::cycles() : 0;
+        parser.parse(line, line_end - line, buffer_end - line, record);
+        const std::uint64_t t1 = profile ? LoadProfile::cycles() : 0;
+        switch (record.kind) {
+          case RecordKind::kObject:
+            builder.add_object(record, halves.stream_base + block->stream_offset + (line - base));
+            break;
+          case RecordKind::kRoot:
+            ++report.root_records;
+            builder.add_root(record);
+            break;
+          case RecordKind::kShape:
+            ++report.shapes;
+            builder.add_shape(record);
+            break;
+          case RecordKind::kBroken:
+            note_broken_line(report, report.lines, record.broken_reason);
+            break;
+          case RecordKind::kBlank:
+            break;
+        }
+        if (record.kind != RecordKind::kBlank) ++non_blank_lines;
+        if (profile) {
+          const std::uint64_t t2 = LoadProfile::cycles();
+          parse_cycles += t1 - t0;
+          build_cycles += t2 - t1;
+        }
+        line = line_end + 1;
       }
-      if (record.kind != RecordKind::kBlank) ++non_blank_lines;
-      if (profile) {
-        const std::uint64_t t2 = LoadProfile::cycles();
-        parse_cycles += t1 - t0;
-        build_cycles += t2 - t1;
-      }
-      line = line_end + 1;
+    };
+    if (block->mapped == nullptr) {
+      parse_lines();
+    } else if (!read_mapped(base, buffer_end, parse_lines)) {
+      pipeline.fail(make_error(ErrorReason::kNotReadable, LinePipeline::kFileCutShort));
+      pipeline.recycle(std::move(block));
+      break;
     }
     report.stream_bytes = block->stream_offset + block->size;
     pipeline.recycle(std::move(block));

@@ -2,7 +2,8 @@
 // the line cap (an endless line is dropped, not buffered), non-regular files
 // refused before a blocking open, the memory budget checked as the load
 // grows, a dump cut short (plain or gzip) loaded with a `truncated` warning,
-// and a dump rewritten since its load refused by read_record_text.
+// a dump rewritten since its load refused by read_record_text, and a plain
+// dump cut short while it loads (its mapping loses pages under the parser).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,7 +60,7 @@ TEST_CASE("a line past the cap is dropped without being buffered, and counted", 
       // The block after the dropped line starts right after its newline.
       CHECK(block->stream_offset == before.size() + endless.size() + 1);
     }
-    kept.append(block->buffer.data(), block->size);
+    kept.append(block->data(), block->size);
     most_buffered = std::max(most_buffered, pipeline.buffer_bytes());
     pipeline.recycle(std::move(block));
   }
@@ -216,4 +217,41 @@ TEST_CASE("a record is not read back from a dump rewritten since its load", "[lo
     REQUIRE_FALSE(r);
     CHECK(r.error().reason == ErrorReason::kDumpChanged);
   }
+}
+
+TEST_CASE("a plain dump cut short while it loads fails that load, with a clear error",
+          "[mapped][loader]") {
+  const std::string text = many_objects(40000);  // ~2.5 MB: many 64 KiB blocks
+  TempFile file(text);
+  for (bool split : {false, true}) {
+    INFO("split in two halves: " << split);
+    // Rewrite the file back to full size, then cut it to 10% as the first
+    // progress report comes (after the first block): the blocks mapped
+    // ahead of the parser lose their pages under it.
+    {
+      const int fd = ::open(file.path().c_str(), O_WRONLY | O_TRUNC);
+      REQUIRE(fd >= 0);
+      REQUIRE(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+      ::close(fd);
+    }
+    LoadOptions options;
+    options.block_size = 64 << 10;
+    if (split) options.split_from_bytes = 0;
+    LoadControl control;
+    bool cut = false;
+    control.progress = [&](std::uint64_t, std::uint64_t) {
+      if (!cut) REQUIRE(::truncate(file.path().c_str(), static_cast<off_t>(text.size() / 10)) == 0);
+      cut = true;
+    };
+    auto heap = load_heap(file.path(), options, control);
+    REQUIRE(cut);
+    REQUIRE_FALSE(heap);
+    CHECK(heap.error().reason == ErrorReason::kNotReadable);
+    CHECK(heap.error().message.find("shorter than when the load began") != std::string::npos);
+    CHECK(heap.error().message.find(file.path()) == 0);
+  }
+  // What is left of the file loads, as a dump cut mid-line.
+  auto rest = load_heap(file.path());
+  REQUIRE(rest);
+  CHECK((*rest)->report().ends_mid_line);
 }

@@ -57,8 +57,8 @@ struct LineBlock {
   const char* data() const { return mapped != nullptr ? mapped : buffer.data(); }
   std::size_t readable() const { return mapped != nullptr ? mapped_readable : buffer.size(); }
   std::size_t size = 0;
-  std::uint64_t stream_offset = 0;  // offset of buffer[0] in the decompressed stream
-  // Lines longer than the cap dropped just before buffer[0] (each one line).
+  std::uint64_t stream_offset = 0;  // offset of data()[0] in the decompressed stream
+  // Lines longer than the cap dropped just before data()[0] (each one line).
   std::uint32_t long_lines_before = 0;
 };
 

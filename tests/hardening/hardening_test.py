@@ -1230,6 +1230,68 @@ def file_cut_plain_warns(ctx):
     check(r.returncode == 0 and b"warning: truncated" in r.stderr, f"heapleak info on a cut dump: {r.returncode} {r.stderr[-500:]!r}")
 
 
+def wait_report(peer, token, timeout):
+    """Reads until the load `token` sends its first progress report (not just begin)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(n.get("method") == "$/progress" and n["params"].get("token") == token and
+               n["params"]["value"].get("kind") == "report" for n in peer.notes):
+            return True
+        try:
+            m = peer.read_message(0.2)
+        except TestFailure:
+            continue
+        (peer.inbox if "id" in m and "method" not in m else peer.notes).append(m)
+        if "id" in m and "method" not in m:
+            return False  # the load answered first
+    raise TestFailure("no $/progress report from the load")
+
+
+@test
+def file_rewritten_during_load(ctx):
+    # A plain dump is read through a mapping: cut short while it loads (a
+    # dump rewritten in place), its pages vanish under the parser. The load
+    # must fail with notReadable, and the daemon, its other heaps and the
+    # next loads must be unharmed (SIGBUS would have ended the process).
+    source = big_dump(ctx, copies=24)
+    copy = os.path.join(ctx.work, "rewritten.json")
+    dumps = gen_dumps(ctx)
+    with Daemon(ctx) as d:
+        p = d.peer
+        p.initialize()
+        (a,) = load_abc(p, dumps, ("A",))
+        failed = False
+        # The cut must come while the load runs: a stalled test process may
+        # see the load end first, so up to three tries. A try the cut reached
+        # fails cleanly; one it missed holds the whole dump, and is unloaded.
+        for attempt in range(3):
+            shutil.copyfile(source, copy)
+            size = os.path.getsize(copy)
+            load_id = p.request("loadHeap", {"path": copy, "name": f"cut-{attempt}", "workDoneToken": f"t{attempt}"})
+            cut = wait_report(p, f"t{attempt}", WAIT * SLOW)
+            if cut:
+                os.truncate(copy, size // 10)
+            r = p.response(load_id, WAIT * SLOW * 3)
+            d.check_alive("after a dump was cut short under its load")
+            if error_of(r) is not None:
+                expect_error(r, DOMAIN, ["notReadable"], "loadHeap of a dump cut short while it loads")
+                check("shorter than when the load began" in error_of(r)["message"], f"message: {error_of(r)}")
+                failed = True
+                break
+            check(r["result"]["objects"] > 0 and r["result"]["fileBytes"] == size, f"loaded: {str(r)[:300]}")
+            p.call("unloadHeap", {"heap": r["result"]["heap"]})
+        check(failed, "in three tries the cut never came while the load ran")
+        heaps = p.list_heaps()
+        check([h["heap"] for h in heaps] == [a], f"heaps after the failed load: {heaps}")
+        # The daemon goes on loading, the cut file included (a dump cut mid-line).
+        r = load(p, copy)
+        check("result" in r and r["result"].get("truncated") is True, f"reloading the cut dump: {str(r)[:300]}")
+        p.call("shutdown")
+        p.notify("exit")
+        check(d.wait() == 0, "exit after shutdown should be 0")
+    cli_on(ctx, copy)
+
+
 @test
 def load_params_nul_and_id_names(ctx):
     dumps = gen_dumps(ctx)

@@ -1,7 +1,6 @@
 #include "core/line_pipeline.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +9,11 @@
 
 #include "core/column.h"
 #include "core/mapped_reads.h"
+#include "core/page_size.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older headers lack it
+#endif
 
 namespace heapleak {
 namespace {
@@ -162,7 +166,7 @@ BlockEnd find_block_end(const char* at, const char* want, const char* safe, std:
 
 std::uint64_t LinePipeline::run_mapped(const ByteSource::PlainRange& range,
                                        std::uint32_t& long_lines) {
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t page = page_size();
   const std::uint64_t map_from = range.begin & ~std::uint64_t{page - 1};
   const auto length = static_cast<std::size_t>(range.end - map_from);
   void* map =
@@ -335,7 +339,7 @@ void LinePipeline::recycle(std::unique_ptr<LineBlock> block) {
   if (block->mapped != nullptr) {
     // Parsed: its pages leave this process's resident set (they stay in the
     // page cache), so a mapped dump never counts in full toward the peak.
-    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t page = page_size();
     const auto from = reinterpret_cast<std::uintptr_t>(block->mapped) & ~(page - 1);
     const auto to = reinterpret_cast<std::uintptr_t>(block->mapped + block->size) & ~(page - 1);
     if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);

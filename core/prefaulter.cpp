@@ -7,19 +7,13 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "core/page_size.h"
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older headers lack it
 #endif
 
 namespace heapleak {
-namespace {
-
-std::uintptr_t page_size() {
-  static const auto size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  return size;
-}
-
-}  // namespace
 
 Prefaulter::Prefaulter(std::size_t ahead_bytes) : ahead_(ahead_bytes), thread_([this] { run(); }) {}
 

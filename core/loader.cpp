@@ -44,6 +44,24 @@ struct Halves {
   const std::atomic<std::uint64_t>* beside_file_bytes = nullptr;
 };
 
+enum class CheckIn { kGoOn, kCancelled, kOverBudget };
+
+// What the loading thread does after each block, and while it waits for a
+// split load's second half: reports progress, then looks at the cancel flag
+// and charges the budget for what the load holds by now. `beside_*`: the
+// other half's bytes so far (0 when the load is not split).
+CheckIn check_in(const LinePipeline& pipeline, const LoadReport& report, const LoadControl& control,
+                 std::uint64_t beside_file_bytes, std::uint64_t beside_stream_bytes) {
+  if (control.progress)
+    control.progress(pipeline.file_bytes_consumed() + beside_file_bytes, pipeline.file_size());
+  if (cancelled(control)) return CheckIn::kCancelled;
+  if (control.charge &&
+      !control.charge(estimate_peak_bytes(report.stream_bytes + beside_stream_bytes) +
+                      pipeline.grown_buffer_bytes()))
+    return CheckIn::kOverBudget;
+  return CheckIn::kGoOn;
+}
+
 // Parses every line of every block into `builder`, counting into `report`.
 // Stops early on cancellation or when over budget (false); read errors are
 // left in the pipeline.
@@ -120,14 +138,10 @@ bool read_records(LinePipeline& pipeline, RecordParser& parser, HeapBuilder& bui
       builder.growing_ranges(ranges);
       prefaulter->advance(ranges);
     }
-    if (control.progress)
-      control.progress(pipeline.file_bytes_consumed() + beside(halves.beside_file_bytes),
-                       pipeline.file_size());
-    if (cancelled(control)) break;
-    if (control.charge && !control.charge(estimate_peak_bytes(report.stream_bytes +
-                                                              beside(halves.beside_stream_bytes)) +
-                                          pipeline.grown_buffer_bytes()))
-      return false;
+    const CheckIn next = check_in(pipeline, report, control, beside(halves.beside_file_bytes),
+                                  beside(halves.beside_stream_bytes));
+    if (next == CheckIn::kOverBudget) return false;
+    if (next == CheckIn::kCancelled) break;
   }
   if (profile) {
     // The loop's time, shared by the cycles counted on each side (splitting
@@ -340,17 +354,12 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     report.gzip_truncated = pipeline.truncated();
     if (second_half) {
       if (profile) profile->step("wait, second half");
-      bool over = false;
+      CheckIn waited = CheckIn::kGoOn;
       second_half->wait([&](std::uint64_t file_bytes, std::uint64_t stream_bytes) {
-        if (control.progress)
-          control.progress(pipeline.file_bytes_consumed() + file_bytes, pipeline.file_size());
-        if (cancelled(control)) return false;
-        over = control.charge &&
-               !control.charge(estimate_peak_bytes(report.stream_bytes + stream_bytes) +
-                               pipeline.grown_buffer_bytes());
-        return !over;
+        waited = check_in(pipeline, report, control, file_bytes, stream_bytes);
+        return waited == CheckIn::kGoOn;
       });
-      if (over) return over_budget();
+      if (waited == CheckIn::kOverBudget) return over_budget();
       if (profile) profile->step("absorb second half");
       auto error = second_half->join_into(builder, report, non_blank_lines);
       second_half.reset();

@@ -101,16 +101,15 @@ void HeapStore::finish_load(const std::string& name, std::string path,
     reserved_ -= std::min(reserved_, estimate);
     const std::uint64_t charged = heap->bytes_used() + heap->analyses_bytes_used();
     resident_ += charged;
-    auto load = std::find_if(running_.begin(), running_.end(),
-                             [&](const RunningLoad& running) { return running.name == name; });
-    const std::uint64_t number = load != running_.end() ? load->number : next_id_++;
+    std::optional<RunningLoad> load = end_load_locked(name);
+    const std::uint64_t number = load ? load->number : next_id_++;
     entry = HeapEntry{
         "h" + std::to_string(number), name, std::move(path), std::move(heap), charged, number};
     // Listed by id: a load that ends before an earlier one lands after it.
     auto later = std::find_if(entries_.begin(), entries_.end(),
                               [&](const HeapEntry& held) { return held.number > number; });
     entries_.insert(later, entry);
-    waiters = end_load_locked(name);
+    if (load) waiters = std::move(load->waiters);
   }
   // Outside the lock: a waiter may look the heap up straight away.
   announce(entry);
@@ -125,10 +124,10 @@ void HeapStore::abandon_load(const std::string& name, std::uint64_t estimate) {
     // The id was never shown (ids come in loadHeap's reply): the last one
     // taken goes back, so loads one after the other stay h1, h2, h3 around
     // a failed one. An id taken before a later load's stays a gap.
-    auto load = std::find_if(running_.begin(), running_.end(),
-                             [&](const RunningLoad& running) { return running.name == name; });
-    if (load != running_.end() && load->number + 1 == next_id_) --next_id_;
-    waiters = end_load_locked(name);
+    std::optional<RunningLoad> load = end_load_locked(name);
+    if (!load) return;
+    if (load->number + 1 == next_id_) --next_id_;
+    waiters = std::move(load->waiters);
   }
   for (auto& resume : waiters) resume();
 }
@@ -149,13 +148,13 @@ bool HeapStore::when_load_ends(const std::string& name, std::function<void()> re
   return true;
 }
 
-std::vector<std::function<void()>> HeapStore::end_load_locked(const std::string& name) {
+std::optional<HeapStore::RunningLoad> HeapStore::end_load_locked(const std::string& name) {
   auto it = std::find_if(running_.begin(), running_.end(),
                          [&](const RunningLoad& load) { return load.name == name; });
-  if (it == running_.end()) return {};
-  auto waiters = std::move(it->waiters);
+  if (it == running_.end()) return std::nullopt;
+  RunningLoad load = std::move(*it);
   running_.erase(it);
-  return waiters;
+  return load;
 }
 
 bool HeapStore::name_taken_locked(const std::string& name) const {

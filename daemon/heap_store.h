@@ -94,8 +94,9 @@ class HeapStore {
     std::uint64_t number;  // of the id the heap gets
     std::vector<std::function<void()>> waiters;
   };
-  // Removes the load of `name` and returns whoever waits for it.
-  std::vector<std::function<void()>> end_load_locked(const std::string& name);
+  // Removes the load of `name` and returns it (its id's number, whoever
+  // waits for it); nullopt when none is running.
+  std::optional<RunningLoad> end_load_locked(const std::string& name);
   bool name_taken_locked(const std::string& name) const;
 
   std::vector<HeapEntry> entries_;

@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/page_size.h"
+
 namespace heapleak {
 
 // Large allocations are mmap'ed, so that freeing one gives its pages back
@@ -204,12 +206,44 @@ class Column {
   // (they read as zeros if used again): resident memory without a copy.
   void release_unused_pages() {
     if (is_view() || capacity_ * sizeof(T) < MappedMemory::kThreshold) return;
-    constexpr std::uintptr_t kPage = 4096;
+    const std::uintptr_t page = page_size();
     const auto used_end = reinterpret_cast<std::uintptr_t>(data_ + size_);
-    const std::uintptr_t from = (used_end + kPage - 1) & ~(kPage - 1);
+    const std::uintptr_t from = (used_end + page - 1) & ~(page - 1);
     const auto to =
         reinterpret_cast<std::uintptr_t>(data_) + MappedMemory::round_up(capacity_ * sizeof(T));
     if (from < to) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  }
+  // Appends `from`'s values by moving its pages to just past this column's
+  // (mremap), not by copying them: no copy, and no first touch of the pages
+  // they land in (for a split load's halves, ~0.1 s of 0.15 s per GB). Only
+  // when both own mapped storage, this column's values end on a page
+  // boundary and its capacity holds both; otherwise it changes nothing and
+  // returns false. On success `from` ends empty, its storage given back.
+  bool append_pages(Column& from) {
+    const std::uintptr_t page = page_size();
+    const std::size_t used = size_ * sizeof(T);
+    if (is_view() || from.is_view() || from.size_ == 0 || size_ + from.size_ > capacity_ ||
+        capacity_ * sizeof(T) < MappedMemory::kThreshold ||
+        from.capacity_ * sizeof(T) < MappedMemory::kThreshold || used % page != 0)
+      return false;
+    const std::size_t moved = (from.size_ * sizeof(T) + page - 1) / page * page;
+    void* const target = reinterpret_cast<char*>(data_) + used;
+    // MREMAP_FIXED puts the pages at `target`, dropping the (unused) pages
+    // there. A failed move may have dropped them already: fresh ones take
+    // their place, so that the copy the caller falls back to has its room.
+    if (::mremap(from.data_, moved, moved, MREMAP_MAYMOVE | MREMAP_FIXED, target) != target) {
+      if (::mmap(target, moved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) != target)
+        throw std::bad_alloc();
+      return false;
+    }
+    const std::size_t mapped = MappedMemory::round_up(from.capacity_ * sizeof(T));
+    if (mapped > moved) ::munmap(reinterpret_cast<char*>(from.data_) + moved, mapped - moved);
+    size_ += from.size_;
+    from.data_ = nullptr;
+    from.size_ = 0;
+    from.capacity_ = 0;
+    return true;
   }
   void shrink_to_fit() {
     if (!is_view() && capacity_ > size_) reallocate(size_);

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/in_halves.h"
+#include "core/page_size.h"
 
 namespace heapleak {
 namespace {
@@ -253,20 +254,23 @@ void HeapBuilder::add_shape(const DumpRecord& record) {
 
 namespace {
 
-// Appends `from` to `to`, each value through `map`, then frees `from`: a
-// column of the later half goes as soon as it is copied, so the merge holds
-// one of them twice at most, not the whole half.
-template <class T, class Map>
-void append_mapped(Column<T>& to, Column<T>& from, Map map) {
-  to.reserve(to.size() + from.size());
-  for (const T& value : from) to.push_back(map(value));
+// Appends `from` to `to` and frees `from`: by moving its pages when it can
+// (Column::append_pages), else by copying it. A column of the later half goes
+// as soon as it is appended, so the merge holds one of them twice at most,
+// not the whole half.
+template <class T>
+void append(Column<T>& to, Column<T>& from) {
+  if (!to.append_pages(from)) to.insert(to.end(), from.begin(), from.end());
   from = Column<T>();
 }
 
-template <class T>
-void append(Column<T>& to, Column<T>& from) {
-  to.insert(to.end(), from.begin(), from.end());
-  from = Column<T>();
+// The same, then each appended value through `map` (in place: the moved pages
+// are resident already).
+template <class T, class Map>
+void append_mapped(Column<T>& to, Column<T>& from, Map map) {
+  const std::size_t start = to.size();
+  append(to, from);
+  for (std::size_t k = start; k < to.size(); ++k) to[k] = map(to[k]);
 }
 
 }  // namespace
@@ -287,6 +291,12 @@ void HeapBuilder::absorb(HeapBuilder&& later) {
   const std::size_t objects = other.address.size();
   // Tracing may start in either half: objects before it get zeros.
   if (later.traced_ && !traced_) start_allocation_columns();
+  if (objects > 0 && c_.address.size() > 0 && hole_begin_ == hole_end_) pad_to_page();
+  // Each object's range of raw references: the later half's ranges follow
+  // this one's references (and their padding), and its first entry (0)
+  // takes the place of this half's last (its end), or of the hole's.
+  const std::size_t slots = c_.address.size();
+  const auto base = static_cast<std::uint64_t>(raw_refs_.size());
   append(c_.address, other.address);
   append(c_.type, other.type);
   append_mapped(c_.class_index, other.class_index, [&](std::uint32_t id) { return class_of[id]; });
@@ -307,13 +317,12 @@ void HeapBuilder::absorb(HeapBuilder&& later) {
   }
   if (full_) {
     append(c_.line_offset, other.line_offset);
-    const auto base = static_cast<std::uint64_t>(raw_refs_.size());
     if (base + later.raw_refs_.size() > std::numeric_limits<std::uint32_t>::max())
       throw std::length_error("more than 4 billion references in one dump");
     append(raw_refs_, later.raw_refs_);
-    ref_begin_.reserve(ref_begin_.size() + objects);
-    for (std::size_t k = 1; k < later.ref_begin_.size(); ++k)
-      ref_begin_.push_back(static_cast<std::uint32_t>(base + later.ref_begin_[k]));
+    ref_begin_.resize(slots);
+    append_mapped(ref_begin_, later.ref_begin_,
+                  [base](std::uint32_t at) { return static_cast<std::uint32_t>(base + at); });
   }
   for (const RawRoot& root : later.raw_roots_) {
     const std::uint32_t name = name_id[root.name];
@@ -333,6 +342,26 @@ void HeapBuilder::absorb(HeapBuilder&& later) {
   later = HeapBuilder(full_ ? LoadMode::kFull : LoadMode::kIdentityOnly);  // frees its memory
 }
 
+void HeapBuilder::pad_to_page() {
+  // A page holds at least page_size() objects' worth of every column (the
+  // narrowest takes a byte per object); one slot more at least, so that the
+  // later half's first reference range entry replaces a hole's, not the
+  // last object's.
+  const std::size_t n = c_.address.size();
+  const std::size_t page = page_size();
+  const std::size_t padded = (n + 1 + page - 1) / page * page;
+  for_each_column(c_, [&](const char*, auto& column) {
+    if (column.size() == n) column.resize(padded);
+  });
+  hole_begin_ = static_cast<ObjectIndex>(n);
+  hole_end_ = static_cast<ObjectIndex>(padded);
+  if (full_) {
+    const std::size_t per_page = page / sizeof(Address);
+    raw_refs_.resize((raw_refs_.size() + per_page - 1) / per_page * per_page, 0);
+    ref_begin_.resize(padded + 1, static_cast<std::uint32_t>(raw_refs_.size()));
+  }
+}
+
 Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   const std::size_t n = c_.address.size();
   Column<ObjectIndex> order(n);
@@ -348,8 +377,12 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   };
   std::vector<Run> pending;
   for (ObjectIndex i = 0; i < n;) {
+    if (i == hole_begin_ && hole_end_ > hole_begin_) {  // no objects there (see absorb)
+      i = hole_end_;
+      continue;
+    }
     ObjectIndex end = i + 1;
-    while (end < n && c_.address[end - 1] <= c_.address[end]) ++end;
+    while (end < n && end != hole_begin_ && c_.address[end - 1] <= c_.address[end]) ++end;
     pending.push_back(Run{c_.address[i], i, end});
     i = end;
   }
@@ -390,7 +423,7 @@ Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
   }
   // Keep the first record of a duplicated address; later ones are dropped.
   std::size_t kept = 0;
-  for (std::size_t j = 0; j < n; ++j) {
+  for (std::size_t j = 0; j < k; ++j) {
     if (kept > 0 && c_.address[order[kept - 1]] == c_.address[order[j]]) {
       ++report.duplicate_addresses;
       continue;

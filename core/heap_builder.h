@@ -38,13 +38,16 @@ class HeapBuilder {
   // A SHAPE record: kept in full loads only (names ivars on demand).
   void add_shape(const DumpRecord& record);
   void set_gzip_index(std::shared_ptr<const GzipIndex> index) { c_.gzip_index = std::move(index); }
-  std::size_t object_count() const { return c_.address.size(); }
+  std::size_t object_count() const { return c_.address.size() - (hole_end_ - hole_begin_); }
   // The arrays parsing appends to, for a Prefaulter to fault in ahead.
   void growing_ranges(std::vector<Prefaulter::Range>& out) const;
   // Appends what `later` built from the lines that follow this builder's
   // (the second half of a load split in two, core/loader.cpp), consuming
   // it: names, classes, shapes and roots get the ids one builder would have
   // given them, so the heap is the one a single builder makes of all lines.
+  // Its columns' pages are moved here, not copied (Column::append_pages),
+  // after a hole that pads this builder's columns to a page: slots that
+  // hold no object, which finish() leaves out.
   void absorb(HeapBuilder&& later);
   // Once parsing is over: gives back the pages past each array's end (the
   // prefaulter's lead, the rest of a 2 MiB mapping unit), before finish() adds its own.
@@ -71,6 +74,8 @@ class HeapBuilder {
   // loads), filled only once a traced record appears.
   std::vector<Column<std::uint32_t>*> allocation_columns();
   void start_allocation_columns();
+  // Pads every column to a page boundary, for absorb(): the hole.
+  void pad_to_page();
   Column<ObjectIndex> sort_by_address(LoadReport& report);
   void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
   // Identity-only heaps: the same with a 4-byte scratch; uses `order` up.
@@ -101,6 +106,9 @@ class HeapBuilder {
   bool full_;
   bool traced_ = false;
   bool two_threads_ = false;  // finish()'s loops in halves, on two threads
+  // Slots [hole_begin_, hole_end_) of the columns hold no object (pad_to_page).
+  ObjectIndex hole_begin_ = 0;
+  ObjectIndex hole_end_ = 0;
 };
 
 }  // namespace heapleak

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/core/same_heap.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -180,5 +181,83 @@ TEST_CASE("container lengths survive the sort, also in identity-only loads", "[h
     CHECK(heap->length(index_of(*heap, "0x100")) == 2u);
     CHECK(heap->length(index_of(*heap, "0x300")) == 7u);
     CHECK_FALSE(heap->length(index_of(*heap, "0x200")).has_value());
+  }
+}
+
+namespace {
+
+// Object k of a made-up heap: scattered addresses, a few classes (the
+// class objects themselves come first), names, references to neighbours,
+// one to an object the heap lacks, and allocation sites from object 300 on.
+DumpRecord made_up_object(int k, int count) {
+  static const std::string kNames[] = {"Alpha", "Beta", "Gamma", "Delta"};
+  static const std::string kFiles[] = {"app/a.rb", "app/b.rb", "lib/c.rb"};
+  static const std::string kMethods[] = {"call", "build", "each"};
+  auto address = [count](int i) { return Address{0x100000} + 40 * ((i * 7919) % count); };
+  DumpRecord record;
+  record.kind = RecordKind::kObject;
+  record.address = address(k);
+  if (k < 4) {
+    record.type = ObjectType::kClass;
+    record.own_name = kNames[k];
+  } else {
+    record.type = k % 3 ? ObjectType::kArray : ObjectType::kString;
+    record.class_address = address(k % 4);
+    record.references = {address((k + 1) % count), address((k + 1) % count), address(k / 2),
+                         Address{0x7000000} + k};
+    // Names first seen in the later half too, and in another order there.
+    if (k % 5 == 0) record.own_name = kNames[(k / 5) % 4];
+  }
+  record.memsize = 40 + k % 9;
+  record.value_hash = static_cast<std::uint32_t>(k * 31);
+  record.has_length = k % 2 == 0;
+  record.length = static_cast<std::uint64_t>(k % 11);
+  if (k >= 300) {
+    record.file = kFiles[(count - k) % 3];
+    record.method = kMethods[(k / 7) % 3];
+    record.line = static_cast<std::uint64_t>(k % 100);
+    record.has_line = true;
+  }
+  return record;
+}
+
+}  // namespace
+
+TEST_CASE("a builder absorbs a later one's pages, past a hole: the heap one builder makes",
+          "[heap_builder][split]") {
+  // Room enough for most columns to be mapped, so that absorb() moves their
+  // pages (Column::append_pages) after padding the first builder's columns
+  // to a page; the one-byte type column is copied. Each way, the heap must
+  // be the one a single builder makes of every record.
+  constexpr int kCount = 40000, kFirst = 17000;
+  for (LoadMode mode : {LoadMode::kFull, LoadMode::kIdentityOnly}) {
+    HeapBuilder one(mode), first(mode), later(mode);
+    one.reserve(std::size_t{2} << 20, std::size_t{4} << 20);
+    first.reserve(std::size_t{2} << 20, std::size_t{4} << 20);
+    later.reserve(std::size_t{11} << 17, std::size_t{11} << 18);
+    DumpRecord root;
+    root.kind = RecordKind::kRoot;
+    root.root_name = "vm";
+    root.references = {0x100000, 0x100000 + 40 * 5};
+    one.add_root(root);
+    first.add_root(root);
+    for (int k = 0; k < kCount; ++k) {
+      const DumpRecord record = made_up_object(k, kCount);
+      one.add_object(record, std::uint64_t{100} * k);
+      (k < kFirst ? first : later).add_object(record, std::uint64_t{100} * k);
+    }
+    root.root_name = "global_tbl";
+    one.add_root(root);
+    later.add_root(root);
+    first.absorb(std::move(later));
+    CHECK(first.object_count() == std::size_t{kCount});
+    const auto started = std::chrono::steady_clock::now();
+    auto whole = one.finish(LoadReport{}, started);
+    auto absorbed = first.finish(LoadReport{}, started, nullptr, nullptr, true);
+    REQUIRE(whole->size() == std::size_t{kCount});
+    CHECK(absorbed->report().duplicate_addresses == 0);
+    CHECK(absorbed->report().missing_references == whole->report().missing_references);
+    require_same_heap(*whole, *absorbed);
+    CHECK(absorbed->roots().size() == 2);
   }
 }

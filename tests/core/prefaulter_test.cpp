@@ -117,45 +117,6 @@ TEST_CASE("the prefaulter populates just ahead of what is written, or all of an 
   }
 }
 
-TEST_CASE("a column adopts another's storage, and gives back its unused pages", "[column]") {
-  SECTION("mapped storage (a large column)") {
-    Column<std::uint64_t> wide(std::size_t{1} << 20, 7);  // 8 MiB: mmap'ed
-    const void* storage = wide.data();
-    Column<std::uint32_t> narrow;
-    narrow.adopt_storage(wide);
-    CHECK(wide.empty());
-    CHECK(wide.capacity() == 0);
-    CHECK(narrow.empty());
-    CHECK(narrow.data() == storage);
-    CHECK(narrow.capacity() == std::size_t{2} << 20);
-    narrow.assign(std::size_t{2} << 20, 3);  // fills the whole buffer: no reallocation
-    CHECK(narrow.data() == storage);
-    CHECK(narrow[(std::size_t{2} << 20) - 1] == 3);
-
-    narrow.resize(1000);
-    narrow.release_unused_pages();
-    for (std::uint32_t value : narrow) REQUIRE(value == 3);
-    std::vector<unsigned char> pages(((std::size_t{8} << 20) - (1 << 16)) / kPage);
-    REQUIRE(::mincore(const_cast<std::uint32_t*>(narrow.data()) + (1 << 14), pages.size() * kPage,
-                      pages.data()) == 0);
-    std::size_t resident = 0;
-    for (unsigned char page : pages) resident += page & 1;
-    CHECK(resident == 0);
-    narrow.resize(std::size_t{2} << 20);  // the pages come back as zeros, then filled
-    CHECK(narrow.back() == 0);
-  }
-  SECTION("heap storage (a small column)") {
-    Column<std::uint64_t> wide(10, 1);
-    Column<std::uint32_t> narrow;
-    narrow.adopt_storage(wide);
-    CHECK(narrow.capacity() == 20);
-    narrow.release_unused_pages();  // not mapped: nothing to give back
-    narrow.assign(25, 9);           // past the adopted room: grows as any column does
-    CHECK(narrow.size() == 25);
-    CHECK(narrow[24] == 9);
-  }
-}
-
 // The VmFlags of the mapping holding `address` in /proc/self/smaps ("hg":
 // marked MADV_HUGEPAGE), or "" when no mapping holds it.
 static std::string mapping_flags(const void* address) {

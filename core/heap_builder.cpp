@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/address_index.h"
 #include "core/in_halves.h"
 #include "core/page_size.h"
 
@@ -43,90 +44,6 @@ void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<S>& scr
     std::memcpy(column.data() + begin, gathered + begin, (end - begin) * sizeof(T));
   });
   column.resize(order.size());  // duplicate addresses were left out of `order`
-}
-
-// Address -> index, open addressing over indices into the sorted address
-// column: one probe is usually one cache miss, where a binary search over
-// millions of addresses costs a dozen. The slots live in memory the caller
-// lends (the permutation scratch, already touched), because fresh pages are
-// the dominant cost of a load; with at least twice as many slots as objects
-// the table stays at most half full.
-class AddressIndex {
- public:
-  // `two`: filled by two threads at once (run_in_halves), each claiming its
-  // slots with a compare-and-swap. The addresses are distinct, so each one's
-  // slot may differ from a one-thread fill, but what find() answers does not.
-  AddressIndex(const Column<Address>& addresses, std::uint32_t* slots, std::size_t capacity,
-               bool two)
-      : addresses_(addresses), slots_(slots), capacity_(capacity) {
-    run_in_halves(two, capacity_, [&](std::size_t begin, std::size_t end) {
-      std::fill(slots_ + begin, slots_ + end, kNoObject);
-    });
-    if (!two) {
-      for (ObjectIndex i = 0; i < addresses.size(); ++i) {
-        std::size_t slot = home(addresses[i]);
-        while (slots_[slot] != kNoObject) slot = next(slot);
-        slots_[slot] = i;
-      }
-      return;
-    }
-    run_in_halves(two, addresses.size(), [&](std::size_t begin, std::size_t end) {
-      for (auto i = static_cast<ObjectIndex>(begin); i < end; ++i) {
-        for (std::size_t slot = home(addresses[i]);; slot = next(slot)) {
-          std::atomic_ref<std::uint32_t> claimed(slots_[slot]);
-          std::uint32_t empty = kNoObject;
-          if (claimed.load(std::memory_order_relaxed) == kNoObject &&
-              claimed.compare_exchange_strong(empty, i, std::memory_order_relaxed))
-            break;
-        }
-      }
-    });
-  }
-
-  ObjectIndex find(Address address) const {
-    for (std::size_t slot = home(address);; slot = next(slot)) {
-      const ObjectIndex i = slots_[slot];
-      if (i == kNoObject || addresses_[i] == address) return i;
-    }
-  }
-
-  // A lookup misses the cache twice (the slot, then the address it names):
-  // callers that know what comes next ask for both lines early.
-  void prefetch_slot(Address address) const { __builtin_prefetch(&slots_[home(address)]); }
-  void prefetch_address(Address address) const {
-    const ObjectIndex i = slots_[home(address)];
-    if (i != kNoObject) __builtin_prefetch(&addresses_[i]);
-  }
-
- private:
-  // The capacity is not a power of two: map the hash onto it by a multiply.
-  std::size_t home(Address address) const {
-    const std::uint64_t hash = address * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>((static_cast<unsigned __int128>(hash) * capacity_) >> 64);
-  }
-  std::size_t next(std::size_t slot) const { return slot + 1 == capacity_ ? 0 : slot + 1; }
-
-  const Column<Address>& addresses_;
-  std::uint32_t* slots_;
-  std::size_t capacity_;
-};
-
-// Each reference in `refs` (file order) becomes the index of its object, or
-// kNoObject when the dump lacks it, in place. (References of records dropped
-// as duplicates are resolved too, but nothing reads them.)
-void resolve_references(const AddressIndex& index, Column<Address>& refs, bool two) {
-  // The lookups ahead are known: the slot of the reference kSlotAhead on is
-  // fetched, then the address named by the one kAddressAhead on, whose slot
-  // has arrived by then.
-  constexpr std::size_t kSlotAhead = 16;
-  constexpr std::size_t kAddressAhead = 8;
-  run_in_halves(two, refs.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t r = begin; r < end; ++r) {
-      if (r + kSlotAhead < end) index.prefetch_slot(refs[r + kSlotAhead]);
-      if (r + kAddressAhead < end) index.prefetch_address(refs[r + kAddressAhead]);
-      refs[r] = index.find(refs[r]);
-    }
-  });
 }
 
 }  // namespace
@@ -494,7 +411,7 @@ void HeapBuilder::build_edges(const Column<ObjectIndex>& order, Column<std::uint
   const bool two = two_threads_;
   // scratch holds at least n + 1 uint64s, so 2n + 2 uint32 slots.
   auto* const scratch32 = reinterpret_cast<std::uint32_t*>(scratch.data());
-  resolve_references(AddressIndex(c_.address, scratch32, scratch.size() * 2, two), raw_refs_, two);
+  resolve_addresses(c_.address, raw_refs_, {scratch32, scratch.size() * 2}, two);
 
   // Forward edges in two passes, so that both halves of the objects can go
   // at once: each object's references are sorted and de-duplicated in place,

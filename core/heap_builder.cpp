@@ -507,13 +507,17 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
   auto step = [profile](const char* name) {
     if (profile) profile->step(name);
   };
+  // One scratch array serves the permutation, then the edge build.
+  Column<std::uint64_t> scratch;
+  if (full_) scratch.reserve(c_.address.size() + 1);
   if (full_ && prefaulter) {
-    // The forward edge arrays are filled last; their room is known now (an
-    // entry per record, one per raw reference), so they are faulted in on
-    // the prefaulter's core while this one sorts and permutes.
+    // The scratch, then the forward edge arrays (filled last; their room is
+    // known now: an entry per record, one per raw reference) are faulted in
+    // on the prefaulter's core while this one sorts, alone.
     c_.out_offsets.reserve(c_.address.size() + 1);
     c_.out_edges.reserve(raw_refs_.size());
     const Prefaulter::Range ranges[] = {
+        {scratch.data(), 0, scratch.capacity() * sizeof(std::uint64_t), true},
         {c_.out_offsets.data(), 0, c_.out_offsets.capacity() * sizeof(std::uint32_t), true},
         {c_.out_edges.data(), 0, c_.out_edges.capacity() * sizeof(ObjectIndex), true}};
     prefaulter->advance(ranges);
@@ -521,9 +525,8 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
   step("sort");
   Column<ObjectIndex> order = sort_by_address(report);
   if (full_) {
-    // One scratch array serves the permutation, then the edge build.
     step("permute");
-    Column<std::uint64_t> scratch(order.size() + 1);
+    scratch.resize(order.size() + 1);
     apply_order(order, scratch);
     step("classes");
     resolve_classes();

@@ -71,16 +71,29 @@ bool LinePipeline::stopping() const {
 }
 
 std::unique_ptr<LineBlock> LinePipeline::take_free_block() {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return stopping() || !free_.empty() || blocks_made_ < kMaxBlocks; });
-  if (stopping()) return nullptr;
-  if (!free_.empty()) {
-    auto block = std::move(free_.back());
+  std::unique_ptr<LineBlock> block;
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stopping() || !free_.empty() || blocks_made_ < kMaxBlocks; });
+    if (stopping()) return nullptr;
+    if (free_.empty()) {
+      ++blocks_made_;
+      return std::make_unique<LineBlock>();
+    }
+    block = std::move(free_.back());
     free_.pop_back();
-    return block;
   }
-  ++blocks_made_;
-  return std::make_unique<LineBlock>();
+  if (block->mapped != nullptr) {
+    // Parsed: its pages leave this process's resident set (they stay in the
+    // page cache), so a mapped dump never counts in full toward the peak.
+    // Here, on the reader's core, not in recycle() on the parser's.
+    const std::uintptr_t page = page_size();
+    const auto from = reinterpret_cast<std::uintptr_t>(block->mapped) & ~(page - 1);
+    const auto to = reinterpret_cast<std::uintptr_t>(block->mapped + block->size) & ~(page - 1);
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    block->mapped = nullptr;
+  }
+  return block;
 }
 
 void LinePipeline::grow(LineBlock& block, std::size_t size, std::size_t keep) {
@@ -336,15 +349,6 @@ std::unique_ptr<LineBlock> LinePipeline::next() {
 }
 
 void LinePipeline::recycle(std::unique_ptr<LineBlock> block) {
-  if (block->mapped != nullptr) {
-    // Parsed: its pages leave this process's resident set (they stay in the
-    // page cache), so a mapped dump never counts in full toward the peak.
-    const std::uintptr_t page = page_size();
-    const auto from = reinterpret_cast<std::uintptr_t>(block->mapped) & ~(page - 1);
-    const auto to = reinterpret_cast<std::uintptr_t>(block->mapped + block->size) & ~(page - 1);
-    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-    block->mapped = nullptr;
-  }
   {
     std::lock_guard lock(mutex_);
     free_.push_back(std::move(block));

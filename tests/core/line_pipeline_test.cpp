@@ -3,7 +3,10 @@
 // padding simdjson reads past a document's end, whatever the file's size.
 #include "core/line_pipeline.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "tests/core/test_dump.h"
@@ -122,4 +125,50 @@ TEST_CASE("the pipeline hands out the file exactly, in whole lines", "[line_pipe
     CHECK(out.lines_whole);
     CHECK(out.padding_readable);
   }
+}
+
+namespace {
+
+// Resident kB of the mapping that holds `address` (its Rss in /proc/self/smaps).
+long resident_kb(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) {
+      inside = from <= at && at < to;
+    } else if (inside && line.rfind("Rss:", 0) == 0) {
+      return std::stol(line.substr(4));
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a mapped dump's parsed blocks leave the resident set", "[line_pipeline]") {
+  // 32 MiB in 1 MiB blocks: without giving parsed pages back, all of it
+  // would stay resident until the pipeline ends (the peak RSS of a load).
+  const std::string contents = lines_of(32 * 1024, 1024);
+  TempFile file(contents);
+  auto source = open_byte_source(file.path());
+  REQUIRE(source);
+  LinePipeline pipeline(std::move(*source), nullptr, std::size_t{1} << 20);
+  const char* mapping = nullptr;
+  long most_kb = 0;
+  std::size_t blocks = 0;
+  while (auto block = pipeline.next()) {
+    ++blocks;
+    if (block->mapped != nullptr) {
+      mapping = block->mapped;
+      most_kb = std::max(most_kb, resident_kb(mapping));
+    }
+    pipeline.recycle(std::move(block));
+  }
+  REQUIRE(mapping != nullptr);
+  CHECK(blocks >= 30);
+  // One block being parsed, one ready, one being read, one just recycled.
+  CHECK(most_kb > 0);
+  CHECK(most_kb <= 5 * 1024);
 }

@@ -106,16 +106,39 @@ void HeapBuilder::start_allocation_columns() {
   }
 }
 
+namespace {
+// Class objects sit in 40-byte slots: a multiplicative hash spreads them.
+std::uint64_t class_hash(Address class_address) { return class_address * 0x9e3779b97f4a7c15ULL; }
+}  // namespace
+
 std::uint32_t HeapBuilder::class_id(Address class_address) {
   if (class_address == 0) return 0;
-  // Slots are 40-byte aligned: a multiplicative hash spreads them over the cache.
-  ClassSlot& slot = class_cache_[(class_address * 0x9e3779b97f4a7c15ULL) >> 58];
-  if (slot.address == class_address) return slot.id;
-  auto [it, inserted] =
-      class_ids_.try_emplace(class_address, static_cast<std::uint32_t>(class_addresses_.size()));
-  if (inserted) class_addresses_.push_back(class_address);
-  slot = ClassSlot{class_address, it->second};
-  return it->second;
+  ClassSlot& cached = class_cache_[class_hash(class_address) >> 58];
+  if (cached.address == class_address) return cached.id;
+  const std::size_t mask = class_table_.size() - 1;
+  std::size_t at = (class_hash(class_address) >> 32) & mask;
+  while (class_table_[at].address != 0 && class_table_[at].address != class_address)
+    at = (at + 1) & mask;
+  if (class_table_[at].address == 0) {
+    class_table_[at] =
+        ClassSlot{class_address, static_cast<std::uint32_t>(class_addresses_.size())};
+    class_addresses_.push_back(class_address);
+  }
+  cached = class_table_[at];
+  if (2 * class_addresses_.size() > class_table_.size()) grow_class_table();
+  return cached.id;
+}
+
+void HeapBuilder::grow_class_table() {
+  std::vector<ClassSlot> bigger(class_table_.size() * 2);
+  const std::size_t mask = bigger.size() - 1;
+  for (const ClassSlot& slot : class_table_) {
+    if (slot.address == 0) continue;
+    std::size_t at = (class_hash(slot.address) >> 32) & mask;
+    while (bigger[at].address != 0) at = (at + 1) & mask;
+    bigger[at] = slot;
+  }
+  class_table_.swap(bigger);
 }
 
 void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset) {

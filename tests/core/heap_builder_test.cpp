@@ -261,3 +261,25 @@ TEST_CASE("a builder absorbs a later one's pages, past a hole: the heap one buil
     CHECK(absorbed->roots().size() == 2);
   }
 }
+
+TEST_CASE("thousands of classes keep their names as the class table grows", "[heap_builder]") {
+  // Past 512 classes the table doubles (more than once here); objects name
+  // their classes in an order unlike the classes' own.
+  constexpr int kClasses = 3000;
+  auto class_address = [](int k) { return "0x" + std::to_string(100000 + 40 * k); };
+  std::vector<std::string> lines;
+  for (int k = 0; k < kClasses; ++k) {
+    const int c = (k * 1237) % kClasses;
+    lines.push_back(
+        object_line({"0x" + std::to_string(900000 + 40 * k), "OBJECT", class_address(c)}));
+  }
+  for (int c = 0; c < kClasses; ++c)
+    lines.push_back(class_line(class_address(c), "Model" + std::to_string(c)));
+  auto heap = load_text(join_lines(lines));
+  REQUIRE(heap->size() == std::size_t{2 * kClasses});
+  for (int k = 0; k < kClasses; k += 7) {
+    const int c = (k * 1237) % kClasses;
+    const ObjectIndex object = index_of(*heap, "0x" + std::to_string(900000 + 40 * k));
+    CHECK(heap->class_name(object) == "Model" + std::to_string(c));
+  }
+}

@@ -52,6 +52,10 @@ void LoadProfile::split_last(std::initializer_list<std::pair<const char*, std::u
   }
 }
 
+void LoadProfile::beside(const char* name, double seconds, long faults, double kernel_seconds) {
+  beside_.push_back(Step{name, seconds, faults, kernel_seconds});
+}
+
 void LoadProfile::print(const std::string& path) const {
   double total = 0;
   long faults = 0;
@@ -72,6 +76,11 @@ void LoadProfile::print(const std::string& path) const {
     std::snprintf(line, sizeof line, "  %-22s %8.3f s %5.1f%% %10ld faults %8.3f s kernel\n",
                   s.name.c_str(), s.seconds, total > 0 ? 100 * s.seconds / total : 0.0, s.faults,
                   s.kernel_seconds);
+    text += line;
+  }
+  for (const auto& s : beside_) {
+    std::snprintf(line, sizeof line, "  beside: %-14s %8.3f s %6s %10ld faults %8.3f s kernel\n",
+                  s.name.c_str(), s.seconds, "", s.faults, s.kernel_seconds);
     text += line;
   }
   std::fputs(text.c_str(), stderr);

@@ -27,8 +27,18 @@ class LoadProfile {
   // within the record loop), by the cycles counted for each; its page faults
   // and kernel time go to the second share (where memory is first written).
   void split_last(std::initializer_list<std::pair<const char*, std::uint64_t>> shares);
+  // What another thread did meanwhile (a split load's second half, from
+  // its start to its end): printed after the steps, not in their total.
+  void beside(const char* name, double seconds, long faults, double kernel_seconds);
   // One line per step: seconds, share of the total, page faults, kernel seconds.
   void print(const std::string& path) const;
+
+  // The calling thread's minor page faults and kernel seconds so far.
+  struct Usage {
+    long faults = 0;
+    double kernel_seconds = 0;
+  };
+  static Usage thread_usage();
 
   // A cheap cycle count for the shares inside a step.
   static std::uint64_t cycles() {
@@ -46,12 +56,8 @@ class LoadProfile {
     long faults = 0;
     double kernel_seconds = 0;  // the loading thread's time in the kernel
   };
-  struct Usage {
-    long faults = 0;
-    double kernel_seconds = 0;
-  };
-  static Usage thread_usage();
   std::vector<Step> steps_;
+  std::vector<Step> beside_;
   const char* running_ = nullptr;
   std::chrono::steady_clock::time_point started_;
   Usage at_start_;

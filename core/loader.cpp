@@ -163,12 +163,14 @@ class SecondHalf {
  public:
   SecondHalf(std::unique_ptr<ByteSource> source, std::uint64_t begin, const LoadOptions& options,
              const std::atomic<bool>* cancel, std::uint64_t objects_guess,
-             std::uint64_t references_guess)
+             std::uint64_t references_guess, bool prefault)
       : begin_(begin),
         builder_(options.mode),
         pipeline_(std::move(source), &stop_, options.block_size, options.max_line_bytes),
         parser_(options.mode) {
     builder_.reserve(objects_guess, references_guess);
+    // Its own: a prefaulter serves one builder's columns.
+    if (prefault) prefaulter_.emplace();
     // Only the loading thread reports progress and charges the budget: this
     // half tells it how far it has got, and stops on the load's cancel too
     // (the loading thread may be waiting for it by then).
@@ -179,11 +181,20 @@ class SecondHalf {
       if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) stop_.store(true);
     };
     thread_ = std::thread([this] {
+      const auto started = std::chrono::steady_clock::now();
+      const LoadProfile::Usage at_start =
+          LoadProfile::enabled() ? LoadProfile::thread_usage() : LoadProfile::Usage{};
       try {
         read_records(pipeline_, parser_, builder_, report_, control_, non_blank_lines_, nullptr,
-                     nullptr, Halves{begin_, nullptr, nullptr});
+                     prefaulter_ ? &*prefaulter_ : nullptr, Halves{begin_, nullptr, nullptr});
       } catch (...) {
         failure_ = std::current_exception();
+      }
+      if (LoadProfile::enabled()) {
+        const LoadProfile::Usage at_end = LoadProfile::thread_usage();
+        seconds_ =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        usage_ = {at_end.faults - at_start.faults, at_end.kernel_seconds - at_start.kernel_seconds};
       }
       std::lock_guard lock(mutex_);
       finished_ = true;
@@ -213,6 +224,12 @@ class SecondHalf {
         stop_.store(true);
       lock.lock();
     }
+  }
+
+  // Once wait() has returned: its thread's time, faults and kernel time
+  // (HEAPLEAK_PROFILE only), for the profile to show beside the steps.
+  void profile_into(LoadProfile& profile) const {
+    profile.beside("second half", seconds_, usage_.faults, usage_.kernel_seconds);
   }
 
   // Once wait() has returned: what the half threw is thrown here. Then adds
@@ -253,9 +270,12 @@ class SecondHalf {
   LoadReport report_;
   std::uint64_t non_blank_lines_ = 0;
   std::exception_ptr failure_;
+  std::optional<Prefaulter> prefaulter_;
   std::mutex mutex_;
   std::condition_variable ended_;
   bool finished_ = false;  // under mutex_: the thread is about to end
+  double seconds_ = 0;     // set by the thread before it ends (profiles only)
+  LoadProfile::Usage usage_;
   std::thread thread_;
 };
 
@@ -297,6 +317,11 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   report.cache = options.cache;
   report.cache_warnings = options.cache_warnings;
 
+  // Faulting the columns in on another core pays off once a dump is large
+  // enough for its fresh memory to matter (tens of MiB of columns).
+  // HEAPLEAK_NO_PREFAULT=1 turns it off, for bench/run.sh to show what it saves.
+  const bool prefault = report.file_bytes >= options.prefault_from_bytes &&
+                        std::getenv("HEAPLEAK_NO_PREFAULT") == nullptr;
   HeapBuilder builder(options.mode);
   // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
   const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);
@@ -312,20 +337,15 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
       if (rest && (*rest)->identity() == report.identity &&
           (*rest)->restrict_to(split, report.file_bytes) && (*source)->restrict_to(0, split)) {
         second_half.emplace(std::move(*rest), split, options, control.cancel,
-                            (stream_guess - split) / 80, (stream_guess - split) / 40);
+                            (stream_guess - split) / 80, (stream_guess - split) / 40, prefault);
       }
     }
   }
   // A load that splits runs alone: its finish steps may take both cores too.
   const bool alone = second_half.has_value();
   std::uint64_t non_blank_lines = 0;
-  // Faulting the columns in on another core pays off once a dump is large
-  // enough for its fresh memory to matter (tens of MiB of columns).
   std::optional<Prefaulter> prefaulter;
-  // HEAPLEAK_NO_PREFAULT=1 turns it off, for bench/run.sh to show what it saves.
-  if (report.file_bytes >= options.prefault_from_bytes &&
-      std::getenv("HEAPLEAK_NO_PREFAULT") == nullptr)
-    prefaulter.emplace();
+  if (prefault) prefaulter.emplace();
   {
     // The pipeline (its reader thread and block buffers) ends before
     // finish(): the pages it frees are reused by the build's arrays instead
@@ -360,7 +380,10 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
         return waited == CheckIn::kGoOn;
       });
       if (waited == CheckIn::kOverBudget) return over_budget();
-      if (profile) profile->step("absorb second half");
+      if (profile) {
+        second_half->profile_into(*profile);
+        profile->step("absorb second half");
+      }
       auto error = second_half->join_into(builder, report, non_blank_lines);
       second_half.reset();
       if (cancelled(control))

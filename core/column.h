@@ -154,6 +154,13 @@ class Column {
     }
     size_ = n;
   }
+  // Sets the size to `n` without writing the values: for an array the
+  // caller fills whole before reading it (fresh mapped pages, or pages a
+  // prefaulter made present, are not touched twice).
+  void resize_for_overwrite(std::size_t n) {
+    if (n > capacity_ || is_view()) grow(n);
+    size_ = n;
+  }
   void assign(std::size_t n, const T& value) {
     clear();
     resize(n, value);

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/address_index.h"
+#include "core/address_sort.h"
 #include "core/in_halves.h"
 #include "core/page_size.h"
 
@@ -302,78 +303,6 @@ void HeapBuilder::pad_to_page() {
   }
 }
 
-Column<ObjectIndex> HeapBuilder::sort_by_address(LoadReport& report) {
-  const std::size_t n = c_.address.size();
-  Column<ObjectIndex> order(n);
-  // Ruby writes objects heap page by heap page, ascending within a page,
-  // and the pages in no particular order: the dump is a few thousand
-  // ascending runs. A k-way merge of the runs sorts it with no copy of the
-  // data; the order is by (address, file position), so equal addresses keep
-  // file order.
-  struct Run {
-    Address head;
-    ObjectIndex next;
-    ObjectIndex end;
-  };
-  std::vector<Run> pending;
-  for (ObjectIndex i = 0; i < n;) {
-    if (i == hole_begin_ && hole_end_ > hole_begin_) {  // no objects there (see absorb)
-      i = hole_end_;
-      continue;
-    }
-    ObjectIndex end = i + 1;
-    while (end < n && end != hole_begin_ && c_.address[end - 1] <= c_.address[end]) ++end;
-    pending.push_back(Run{c_.address[i], i, end});
-    i = end;
-  }
-  auto before = [](const Run& a, const Run& b) {
-    return a.head != b.head ? a.head < b.head : a.next < b.next;
-  };
-  auto later = [&](const Run& a, const Run& b) { return before(b, a); };
-  std::sort(pending.begin(), pending.end(), before);
-  // Runs enter the min-heap when the merge reaches their head, and the
-  // smallest run hands out everything below the next run's head in one go:
-  // pages rarely overlap, so most runs are copied whole with no heap work
-  // per object (a plain heap merge costs ~log2(runs) mispredicted
-  // comparisons per object).
-  std::vector<Run> active;
-  std::size_t p = 0;
-  std::size_t k = 0;
-  for (;;) {
-    while (p < pending.size() && (active.empty() || before(pending[p], active.front()))) {
-      active.push_back(pending[p++]);
-      std::push_heap(active.begin(), active.end(), later);
-    }
-    if (active.empty()) break;
-    std::pop_heap(active.begin(), active.end(), later);
-    Run run = active.back();
-    active.pop_back();
-    const Run* limit = nullptr;  // the smallest head of the other runs
-    if (!active.empty()) limit = &active.front();
-    if (p < pending.size() && (limit == nullptr || before(pending[p], *limit))) limit = &pending[p];
-    do {
-      order[k++] = run.next++;
-    } while (run.next < run.end &&
-             (limit == nullptr || before(Run{c_.address[run.next], run.next, 0}, *limit)));
-    if (run.next < run.end) {
-      run.head = c_.address[run.next];
-      active.push_back(run);
-      std::push_heap(active.begin(), active.end(), later);
-    }
-  }
-  // Keep the first record of a duplicated address; later ones are dropped.
-  std::size_t kept = 0;
-  for (std::size_t j = 0; j < k; ++j) {
-    if (kept > 0 && c_.address[order[kept - 1]] == c_.address[order[j]]) {
-      ++report.duplicate_addresses;
-      continue;
-    }
-    order[kept++] = order[j];
-  }
-  order.resize(kept);
-  return order;
-}
-
 // Every column of 4 bytes or less: all an identity-only heap has but its
 // addresses.
 template <class S>
@@ -530,26 +459,34 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
   auto step = [profile](const char* name) {
     if (profile) profile->step(name);
   };
-  // One scratch array serves the permutation, then the edge build.
+  // The order by address, then (full loads) one scratch array that serves
+  // the permutation and the edge build: reserved now, and faulted in on the
+  // prefaulter's core while this one finds the dump's runs and sorts, with
+  // the forward edge arrays (filled last; their room is known now: an entry
+  // per record, one per raw reference).
+  Column<ObjectIndex> order;
+  order.reserve(c_.address.size());
   Column<std::uint64_t> scratch;
-  if (full_) scratch.reserve(c_.address.size() + 1);
-  if (full_ && prefaulter) {
-    // The scratch, then the forward edge arrays (filled last; their room is
-    // known now: an entry per record, one per raw reference) are faulted in
-    // on the prefaulter's core while this one sorts, alone.
+  if (full_) {
+    scratch.reserve(c_.address.size() + 1);
     c_.out_offsets.reserve(c_.address.size() + 1);
     c_.out_edges.reserve(raw_refs_.size());
-    const Prefaulter::Range ranges[] = {
-        {scratch.data(), 0, scratch.capacity() * sizeof(std::uint64_t), true},
-        {c_.out_offsets.data(), 0, c_.out_offsets.capacity() * sizeof(std::uint32_t), true},
-        {c_.out_edges.data(), 0, c_.out_edges.capacity() * sizeof(ObjectIndex), true}};
+  }
+  if (prefaulter) {
+    auto whole = [](const auto& column) {
+      return Prefaulter::Range{column.data(), 0, column.capacity() * sizeof(column[0]), true};
+    };
+    const Prefaulter::Range ranges[] = {whole(order), whole(scratch), whole(c_.out_offsets),
+                                        whole(c_.out_edges)};
     prefaulter->advance(ranges);
   }
   step("sort");
-  Column<ObjectIndex> order = sort_by_address(report);
+  report.duplicate_addresses +=
+      sort_by_address(c_.address, hole_begin_, hole_end_, two_threads_, order);
   if (full_) {
     step("permute");
-    scratch.resize(order.size() + 1);
+    // Each use writes what it reads: the gathers, the address index, the cursors.
+    scratch.resize_for_overwrite(order.size() + 1);
     apply_order(order, scratch);
     step("classes");
     resolve_classes();

@@ -75,7 +75,6 @@ class HeapBuilder {
   void start_allocation_columns();
   // Pads every column to a page boundary, for absorb(): the hole.
   void pad_to_page();
-  Column<ObjectIndex> sort_by_address(LoadReport& report);
   void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
   // Identity-only heaps: the same with a 4-byte scratch; uses `order` up.
   void apply_order_consuming(Column<ObjectIndex>& order);

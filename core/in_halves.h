@@ -1,7 +1,8 @@
 // run_in_halves: one loop over [0, count) done as two halves at once, the
-// second on a thread of its own, or all of it on the calling thread. For
-// the finish steps of a load that runs alone (core/heap_builder.cpp), where
-// the second core would otherwise sit idle while one thread permutes the
+// second on a thread of its own, or all of it on the calling thread; and
+// run_both, two tasks at once. For the finish steps of a load that runs
+// alone (core/heap_builder.cpp, core/address_sort.cpp), where the second
+// core would otherwise sit idle while one thread sorts, permutes the
 // columns and builds the edges.
 #pragma once
 
@@ -11,34 +12,42 @@
 
 namespace heapleak {
 
-// Calls work(begin, end) on disjoint ranges that cover [0, count): twice,
-// concurrently, when `two` and count is worth a thread; else once. What the
-// second half throws is thrown here, after both halves ended.
-template <class Work>
-void run_in_halves(bool two, std::size_t count, const Work& work) {
-  // Below this, starting a thread (tens of microseconds) costs more than it saves.
-  constexpr std::size_t kWorthAThread = std::size_t{1} << 16;
-  if (!two || count < kWorthAThread) {
-    work(std::size_t{0}, count);
-    return;
-  }
-  const std::size_t middle = count / 2;
+// Below this many items, starting a thread (tens of microseconds) costs
+// more than it saves.
+inline constexpr std::size_t kWorthAThread = std::size_t{1} << 16;
+
+// Calls first() here and second() on a thread of its own, at once. What
+// second() throws is thrown here, after both ended.
+template <class First, class Second>
+void run_both(const First& first, const Second& second) {
   std::exception_ptr failure;
-  std::thread second([&] {
+  std::thread other([&] {
     try {
-      work(middle, count);
+      second();
     } catch (...) {
       failure = std::current_exception();
     }
   });
   try {
-    work(std::size_t{0}, middle);
+    first();
   } catch (...) {
-    second.join();
+    other.join();
     throw;
   }
-  second.join();
+  other.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+// Calls work(begin, end) on disjoint ranges that cover [0, count): twice,
+// concurrently, when `two` and count is worth a thread; else once.
+template <class Work>
+void run_in_halves(bool two, std::size_t count, const Work& work) {
+  if (!two || count < kWorthAThread) {
+    work(std::size_t{0}, count);
+    return;
+  }
+  const std::size_t middle = count / 2;
+  run_both([&] { work(std::size_t{0}, middle); }, [&] { work(middle, count); });
 }
 
 }  // namespace heapleak

@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "tests/core/smaps.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -127,26 +126,6 @@ TEST_CASE("the pipeline hands out the file exactly, in whole lines", "[line_pipe
   }
 }
 
-namespace {
-
-// Resident kB of the mapping that holds `address` (its Rss in /proc/self/smaps).
-long resident_kb(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<std::uintptr_t>(address);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    unsigned long from = 0, to = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) {
-      inside = from <= at && at < to;
-    } else if (inside && line.rfind("Rss:", 0) == 0) {
-      return std::stol(line.substr(4));
-    }
-  }
-  return -1;
-}
-
-}  // namespace
-
 TEST_CASE("a mapped dump's parsed blocks leave the resident set", "[line_pipeline]") {
   // 32 MiB in 1 MiB blocks: without giving parsed pages back, all of it
   // would stay resident until the pipeline ends (the peak RSS of a load).
@@ -162,7 +141,7 @@ TEST_CASE("a mapped dump's parsed blocks leave the resident set", "[line_pipelin
     ++blocks;
     if (block->mapped != nullptr) {
       mapping = block->mapped;
-      most_kb = std::max(most_kb, resident_kb(mapping));
+      most_kb = std::max(most_kb, std::stol(smaps_field(mapping, "Rss")));
     }
     pipeline.recycle(std::move(block));
   }

@@ -6,10 +6,8 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
@@ -19,6 +17,7 @@
 #include "core/column.h"
 #include "core/line_pipeline.h"
 #include "core/loader.h"
+#include "tests/core/smaps.h"
 
 using namespace heapleak;
 
@@ -117,21 +116,11 @@ TEST_CASE("the prefaulter populates just ahead of what is written, or all of an 
   }
 }
 
-// The VmFlags of the mapping holding `address` in /proc/self/smaps ("hg":
-// marked MADV_HUGEPAGE), or "" when no mapping holds it.
+// The VmFlags of the mapping holding `address` ("hg": marked
+// MADV_HUGEPAGE), or "" when no mapping holds it.
 static std::string mapping_flags(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<std::uintptr_t>(address);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    unsigned long from = 0, to = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) {
-      inside = from <= at && at < to;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line.substr(8) + " ";
-    }
-  }
-  return "";
+  const std::string flags = test::smaps_field(address, "VmFlags");
+  return flags.empty() ? flags : flags + " ";
 }
 
 TEST_CASE("large columns take huge pages only when HEAPLEAK_HUGEPAGES=1", "[column]") {

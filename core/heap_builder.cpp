@@ -327,14 +327,15 @@ void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint
   permute_narrow_columns(c_, order, scratch, two_threads_);
 }
 
-void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order) {
+void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order,
+                                        Column<std::uint32_t>& scratch) {
   // A 4-byte scratch serves every column but the addresses (line_offset is
   // kept by full loads only), 4 bytes per object less at the peak of a load
   // (stats holds three heaps). The addresses go last, through that scratch
   // and `order` itself: the high halves gathered into the scratch, then each
   // order[k], read for the last time, replaced by the low half of its address.
   const std::size_t m = order.size();
-  Column<std::uint32_t> scratch(m);
+  scratch.resize_for_overwrite(m);  // each use writes what it reads
   permute_narrow_columns(c_, order, scratch, two_threads_);
   for (std::size_t k = 0; k < m; ++k)
     scratch[k] = static_cast<std::uint32_t>(c_.address[order[k]] >> 32);
@@ -467,6 +468,8 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
   Column<ObjectIndex> order;
   order.reserve(c_.address.size());
   Column<std::uint64_t> scratch;
+  Column<std::uint32_t> narrow_scratch;  // identity-only heaps': 4 bytes an object
+  if (!full_) narrow_scratch.reserve(c_.address.size());
   if (full_) {
     scratch.reserve(c_.address.size() + 1);
     c_.out_offsets.reserve(c_.address.size() + 1);
@@ -476,8 +479,8 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
     auto whole = [](const auto& column) {
       return Prefaulter::Range{column.data(), 0, column.capacity() * sizeof(column[0]), true};
     };
-    const Prefaulter::Range ranges[] = {whole(order), whole(scratch), whole(c_.out_offsets),
-                                        whole(c_.out_edges)};
+    const Prefaulter::Range ranges[] = {whole(order), whole(scratch), whole(narrow_scratch),
+                                        whole(c_.out_offsets), whole(c_.out_edges)};
     prefaulter->advance(ranges);
   }
   step("sort");
@@ -495,7 +498,7 @@ std::shared_ptr<const Heap> HeapBuilder::finish(LoadReport report,
     step("free scratch");
   } else {
     step("permute");
-    apply_order_consuming(order);
+    apply_order_consuming(order, narrow_scratch);
     step("classes");
     resolve_classes();
   }

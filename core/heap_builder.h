@@ -76,8 +76,9 @@ class HeapBuilder {
   // Pads every column to a page boundary, for absorb(): the hole.
   void pad_to_page();
   void apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch);
-  // Identity-only heaps: the same with a 4-byte scratch; uses `order` up.
-  void apply_order_consuming(Column<ObjectIndex>& order);
+  // Identity-only heaps: the same with a 4-byte scratch (room for the
+  // order, reserved by the caller); uses `order` up.
+  void apply_order_consuming(Column<ObjectIndex>& order, Column<std::uint32_t>& scratch);
   void resolve_classes();
   void build_edges(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch,
                    LoadReport& report);

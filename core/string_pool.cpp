@@ -1,5 +1,6 @@
 #include "core/string_pool.h"
 
+#include <cassert>
 #include <cstring>
 
 namespace heapleak {
@@ -64,6 +65,7 @@ StringPool StringPool::view(std::span<const std::uint64_t> ends, const char* tex
 }
 
 std::uint32_t StringPool::intern(std::string_view text) {
+  assert(!table_.empty() && "a viewed pool is read-only");
   if (text.empty()) return kEmpty;
   CacheEntry& cached = recent_[recent_slot(text)];
   if (cached.text == text) return cached.id;

@@ -44,15 +44,19 @@ std::size_t WindowIndex::bytes_needed(std::size_t windows) {
   return table_size(windows) * sizeof(Slot) + windows * kWords * sizeof(Word) + kAlign;
 }
 
-bool WindowIndex::fits(const Column<Address>& sorted, std::span<std::uint32_t> room) {
+std::optional<std::size_t> WindowIndex::fitting_windows(const Column<Address>& sorted,
+                                                        std::span<std::uint32_t> room) {
   const std::size_t windows = count_windows(sorted);
-  return windows != std::numeric_limits<std::size_t>::max() &&
-         windows <= room.size_bytes() / (kWords * sizeof(Word)) &&
-         bytes_needed(windows) <= room.size_bytes();
+  if (windows == std::numeric_limits<std::size_t>::max() ||
+      windows > room.size_bytes() / (kWords * sizeof(Word)) ||
+      bytes_needed(windows) > room.size_bytes())
+    return std::nullopt;
+  return windows;
 }
 
-WindowIndex::WindowIndex(const Column<Address>& sorted, std::span<std::uint32_t> room) {
-  const std::size_t table = table_size(count_windows(sorted));
+WindowIndex::WindowIndex(const Column<Address>& sorted, std::span<std::uint32_t> room,
+                         std::size_t windows) {
+  const std::size_t table = table_size(windows);
   table_ = reinterpret_cast<Slot*>(aligned_start(room));
   mask_ = table - 1;
   words_ = reinterpret_cast<Word*>(table_ + table);
@@ -60,18 +64,18 @@ WindowIndex::WindowIndex(const Column<Address>& sorted, std::span<std::uint32_t>
   // One pass in address order: a window's objects are consecutive, and in
   // each word the first object seen is the one of its lowest bit.
   std::uint64_t current = std::numeric_limits<std::uint64_t>::max();
-  std::size_t windows = 0;
+  std::size_t filled = 0;  // windows so far
   Word* words = nullptr;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const Address address = sorted[i];
     if ((address >> kWindowBits) != current) {
       current = address >> kWindowBits;
-      words = words_ + windows * kWords;
+      words = words_ + filled * kWords;
       std::fill(words, words + kWords, Word{0, 0, 0});
       std::size_t slot = home(current);
       while (table_[slot].window_plus_one != 0) slot = (slot + 1) & mask_;
-      table_[slot] = Slot{current + 1, windows * kWords};
-      ++windows;
+      table_[slot] = Slot{current + 1, filled * kWords};
+      ++filled;
     }
     const std::uint64_t granule = (address >> 3) & (kGranules - 1);
     Word& word = words[granule / 64];
@@ -108,8 +112,8 @@ HashIndex::HashIndex(const Column<Address>& sorted, std::span<std::uint32_t> roo
 
 void resolve_addresses(const Column<Address>& sorted, Column<Address>& refs,
                        std::span<std::uint32_t> room, bool two) {
-  if (WindowIndex::fits(sorted, room)) {
-    const WindowIndex index(sorted, room);
+  if (const auto windows = WindowIndex::fitting_windows(sorted, room)) {
+    const WindowIndex index(sorted, room, *windows);
     // The word a lookup reads is fetched this many references ahead.
     constexpr std::size_t kAhead = 8;
     run_in_halves(two, refs.size(), [&](std::size_t begin, std::size_t end) {

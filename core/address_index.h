@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "core/address.h"
@@ -30,11 +31,13 @@ void resolve_addresses(const Column<Address>& sorted, Column<Address>& refs,
 // two cache misses (its slot, then the address the slot names).
 class WindowIndex {
  public:
-  // Whether `sorted` can be indexed so within `room`: every address 8-byte
-  // aligned, and few enough windows.
-  static bool fits(const Column<Address>& sorted, std::span<std::uint32_t> room);
-  // Requires fits(sorted, room).
-  WindowIndex(const Column<Address>& sorted, std::span<std::uint32_t> room);
+  // How many windows `sorted` spans, when it can be indexed so within
+  // `room` (every address 8-byte aligned, few enough windows); else none.
+  static std::optional<std::size_t> fitting_windows(const Column<Address>& sorted,
+                                                    std::span<std::uint32_t> room);
+  // `windows`: what fitting_windows(sorted, room) answered (one pass over
+  // millions of addresses, not made twice).
+  WindowIndex(const Column<Address>& sorted, std::span<std::uint32_t> room, std::size_t windows);
 
   ObjectIndex find(Address address) const {
     if ((address & 7) != 0) return kNoObject;

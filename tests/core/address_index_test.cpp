@@ -52,10 +52,11 @@ std::vector<Address> probes(const Column<Address>& sorted) {
 void check_both_indices(const Column<Address>& sorted, bool windows_expected,
                         std::size_t room_slots = 0) {
   std::vector<std::uint32_t> room(std::max(room_slots, 2 * sorted.size() + 2));
-  REQUIRE(WindowIndex::fits(sorted, room) == windows_expected);
+  const auto fitting = WindowIndex::fitting_windows(sorted, room);
+  REQUIRE(fitting.has_value() == windows_expected);
   const auto lookups = probes(sorted);
   if (windows_expected) {
-    const WindowIndex windows(sorted, room);
+    const WindowIndex windows(sorted, room, *fitting);
     for (Address address : lookups) {
       INFO("address " << std::hex << address);
       REQUIRE(windows.find(address) == expected(sorted, address));

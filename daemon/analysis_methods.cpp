@@ -23,9 +23,10 @@ using protocol::RequestContext;
 
 namespace {
 
-json::value run_stats(DaemonContext& ctx, const StatsParams& params, const RequestContext&) {
+json::value run_stats(DaemonContext& ctx, const StatsParams& params,
+                      const RequestContext& request) {
   const LeakDiffOptions options = require_diff_options(params);
-  const DiffHeaps heaps = require_diff_heaps(ctx.store, params);
+  const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
   const Heap& target = *heaps.target.heap;
   LeakDiff diff = diff_heaps(*heaps.baseline.heap, target, heaps.later_heap(), options);
   warn_if_untraced(diff, target, options.group_by);
@@ -33,11 +34,12 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params, const Reque
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;
+  out["files"] = diff_files(heaps);
   return out;
 }
 
 json::value run_root(DaemonContext& ctx, const RootParams& params, const RequestContext& context) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+  const HeapEntry entry = require_heap(ctx, params.heap, context);
   RetainerRequest request;
   request.addresses = parse_address_list(params.addresses);
   request.min_samples = params.min_samples;
@@ -54,8 +56,8 @@ json::value run_root(DaemonContext& ctx, const RootParams& params, const Request
 }
 
 json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params,
-                             const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+                             const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const ObjectIndex index = require_object(*entry.heap, params.address);
   const AnalysisAdmission admitted(ctx, entry, kRootPathsAnalysis);
   auto path = path_to_root(*entry.heap, index);

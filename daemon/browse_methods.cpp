@@ -18,22 +18,25 @@ using protocol::RequestContext;
 
 namespace {
 
-json::value run_referrers(DaemonContext& ctx, const PageParams& params, const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+json::value run_referrers(DaemonContext& ctx, const PageParams& params,
+                          const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const ObjectIndex i = require_object(*entry.heap, params.address);
   return edge_page_json(*entry.heap, i, entry.heap->referrers(i), params.offset,
                         limit_or_all(params.limit));
 }
 
-json::value run_references(DaemonContext& ctx, const PageParams& params, const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+json::value run_references(DaemonContext& ctx, const PageParams& params,
+                           const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const ObjectIndex i = require_object(*entry.heap, params.address);
   return edge_page_json(*entry.heap, i, entry.heap->references(i), params.offset,
                         limit_or_all(params.limit));
 }
 
-json::value run_object(DaemonContext& ctx, const AddressParams& params, const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+json::value run_object(DaemonContext& ctx, const AddressParams& params,
+                       const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   json::object out = object_json(*entry.heap, require_object(*entry.heap, params.address));
   out["heap"] = entry.id;
   return out;

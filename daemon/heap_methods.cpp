@@ -17,6 +17,7 @@
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
+#include "daemon/path_heaps.h"
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
 #include "results/cache_json.h"
@@ -34,21 +35,6 @@ results::NamedHeap named(const HeapEntry& entry) {
   return {entry.id, entry.name, entry.path, entry.heap.get()};
 }
 
-// By magic bytes, as the loader decides, not by the file's name. This runs
-// on the connection's reading thread: the caller has checked that the path
-// is a regular file, and the open is non-blocking in case it was swapped
-// for a FIFO since, so the connection never waits on a writer.
-bool file_is_gzip(const std::string& path) {
-  unsigned char magic[2] = {0, 0};
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat info {};
-  ssize_t got = 0;
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) got = ::pread(fd, magic, 2, 0);
-  ::close(fd);
-  return got == 2 && has_gzip_magic(magic, 2);
-}
-
 // Admission on the input thread: the file exists, the budget admits its
 // estimate, and the name is taken now, not when the load ends, so a query
 // naming it waits for the load instead of answering unknownHeap. The
@@ -56,41 +42,13 @@ bool file_is_gzip(const std::string& path) {
 LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
                       const RequestContext& request) {
   const std::string path = std::filesystem::absolute(params.path).lexically_normal().string();
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    const auto reason = errno == ENOENT ? ErrorReason::kFileNotFound : ErrorReason::kNotReadable;
-    throw protocol::RpcException(
-        to_rpc_error(make_error(reason, path + ": " + std::strerror(errno))));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    // A FIFO, device or directory: refused here, before anything opens it.
-    throw protocol::RpcException(to_rpc_error(
-        make_error(ErrorReason::kNotReadable,
-                   path + (S_ISDIR(info.st_mode) ? ": is a directory, not a heap dump file"
-                                                 : ": is not a regular file (a FIFO, device or "
-                                                   "socket), not a heap dump file"))));
-  }
-  const std::uint64_t estimate =
-      HeapStore::estimate_load_bytes(static_cast<std::uint64_t>(info.st_size), file_is_gzip(path));
-  std::string refusal;
-  if (!ctx.store.admit(estimate, refusal)) {
-    throw protocol::RpcException(protocol::domain_error("overBudget", refusal, {{"path", path}}));
-  }
-  const std::string name =
-      ctx.store.begin_load(params.name.value_or(std::filesystem::path(path).filename().string()));
-  return [&ctx, rc = request, path, name, estimate](const protocol::Reply& reply) {
+  const AdmittedLoad load =
+      admit_load(ctx, path, params.name.value_or(std::filesystem::path(path).filename().string()));
+  return [&ctx, rc = request, load](const protocol::Reply& reply) {
     std::atomic<bool> cancel{false};
     std::stop_callback on_cancel(rc.stop, [&cancel] { cancel.store(true); });
-    rc.progress.begin("Loading " + std::filesystem::path(path).filename().string());
-    // The reservation grows with the load: a dump that inflates far more
-    // than the admission estimate fails with overBudget as it passes it.
-    std::uint64_t reserved = estimate;
-    LoadControl control;
-    control.cancel = &cancel;
-    control.charge = [&ctx, &reserved](std::uint64_t bytes) {
-      return ctx.store.extend(reserved, bytes);
-    };
-    control.progress = [&rc](std::uint64_t done, std::uint64_t total) {
+    rc.progress.begin("Loading " + std::filesystem::path(load.path).filename().string());
+    auto progress = [&rc](std::uint64_t done, std::uint64_t total) {
       auto mib = [](std::uint64_t bytes) {
         char text[32];
         std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1 << 20));
@@ -99,38 +57,26 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
       rc.progress.report(total == 0 ? 100 : static_cast<unsigned>(done * 100 / total),
                          mib(done) + " of " + mib(total) + " MiB");
     };
-    // Out of memory fails this load only: the daemon and its other heaps stay.
-    Result<std::shared_ptr<const Heap>> heap =
-        make_error(ErrorReason::kOverBudget, path + ": out of memory while loading");
-    std::optional<PendingImage> image;
+    AdmittedHeap read;
     try {
-      // A load that runs alone reads a large dump in two halves at once;
-      // loads side by side (Load Heaps sends them together) keep a core each.
-      LoadOptions options;
-      if (ctx.store.loading_names().size() == 1) options.split_from_bytes = kSplitWhenAloneFrom;
-      CachedLoad loaded = load_heap_cached(&ctx.cache, path, options, control);
-      heap = std::move(loaded.heap);
-      image = std::move(loaded.pending);
-      if (loaded.warning) ctx.logger->error(*loaded.warning);
-    } catch (const std::bad_alloc&) {
+      read = read_admitted(ctx, load, cancel, progress);
+    } catch (...) {
+      rc.progress.end();
+      throw;
     }
     rc.progress.end();
-    if (!heap || rc.cancelled()) {
-      // A cancelled load leaves nothing behind: the heap (if any) dies here.
-      ctx.store.abandon_load(name, reserved);
-      throw protocol::RpcException(heap ? protocol::cancelled_error() : to_rpc_error(heap.error()));
-    }
     // Answered before the queries that waited for this load resume.
-    ctx.store.finish_load(name, path, std::move(*heap), reserved, [&](const HeapEntry& entry) {
-      ctx.logger->info("loaded " + entry.id + " (" + entry.name +
-                       "): " + std::to_string(entry.heap->size()) + " objects in " +
-                       std::to_string(entry.heap->report().seconds) + " s");
-      reply.result(loaded_heap_json(named(entry)));
-    });
+    ctx.store.finish_load(
+        load.name, load.path, std::move(read.heap), read.reserved, [&](const HeapEntry& entry) {
+          ctx.logger->info("loaded " + entry.id + " (" + entry.name +
+                           "): " + std::to_string(entry.heap->size()) + " objects in " +
+                           std::to_string(entry.heap->report().seconds) + " s");
+          reply.result(loaded_heap_json(named(entry)));
+        });
     // The image is written after the answer, on the load pool; a daemon
     // started later reopens the dump from it.
-    if (image) {
-      ctx.loads.post([&ctx, image = std::move(*image)] {
+    if (read.image) {
+      ctx.loads.post([&ctx, image = std::move(*read.image)] {
         if (auto warning = image.write()) ctx.logger->error(*warning);
       });
     }

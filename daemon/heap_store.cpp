@@ -21,6 +21,14 @@ std::optional<HeapEntry> HeapStore::find(const std::string& id_or_name, bool* st
   return std::nullopt;
 }
 
+std::optional<HeapEntry> HeapStore::find_by_path(const std::string& path) const {
+  std::lock_guard lock(mutex_);
+  for (auto entry = entries_.rbegin(); entry != entries_.rend(); ++entry) {
+    if (entry->path == path) return *entry;
+  }
+  return std::nullopt;
+}
+
 std::vector<HeapEntry> HeapStore::list() const {
   std::lock_guard lock(mutex_);
   return entries_;

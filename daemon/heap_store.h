@@ -39,6 +39,8 @@ class HeapStore {
   // (if given) says whether a load of that name is running, in the same look.
   std::optional<HeapEntry> find(const std::string& id_or_name, bool* still_loading = nullptr) const;
   std::vector<HeapEntry> list() const;
+  // The heap loaded last from `path` (absolute, lexically normal), if any.
+  std::optional<HeapEntry> find_by_path(const std::string& path) const;
 
   // Reserves `estimate` bytes for a load; false when the budget would be
   // exceeded (then `message` says by how much).

@@ -1,5 +1,9 @@
 #include "daemon/method_support.h"
 
+#include <filesystem>
+
+#include "daemon/path_heaps.h"
+
 namespace heapleak::daemon {
 
 protocol::RpcError to_rpc_error(const Error& error) {
@@ -16,7 +20,9 @@ HeapStillLoading::HeapStillLoading(std::string name)
 
 HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
   bool still_loading = false;
-  auto entry = store.find(id_or_name, &still_loading);
+  auto entry = names_a_path(id_or_name)
+                   ? store.find_by_path(std::filesystem::path(id_or_name).lexically_normal())
+                   : store.find(id_or_name, &still_loading);
   if (still_loading) throw HeapStillLoading(id_or_name);
   if (!entry) {
     throw protocol::RpcException(protocol::domain_error(
@@ -27,10 +33,37 @@ HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name) {
   return *entry;
 }
 
-DiffHeaps require_diff_heaps(const HeapStore& store, const StatsParams& params) {
-  DiffHeaps heaps{require_heap(store, params.baseline), require_heap(store, params.target), {}};
-  if (params.later) heaps.later = require_heap(store, *params.later);
+HeapEntry require_heap(DaemonContext& ctx, const std::string& heap,
+                       const protocol::RequestContext& request) {
+  if (names_a_path(heap)) return heap_for_path(ctx, heap, request);
+  return require_heap(ctx.store, heap);
+}
+
+DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
+                             const protocol::RequestContext& request) {
+  DiffHeaps heaps{
+      require_heap(ctx, params.baseline, request), require_heap(ctx, params.target, request), {}};
+  if (params.later) heaps.later = require_heap(ctx, *params.later, request);
   return heaps;
+}
+
+boost::json::object diff_files(const DiffHeaps& heaps) {
+  namespace fs = std::filesystem;
+  std::vector<const HeapEntry*> entries{&heaps.baseline, &heaps.target};
+  if (heaps.later) entries.push_back(&*heaps.later);
+  bool unique = true;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    for (std::size_t j = i + 1; j < entries.size(); ++j) {
+      unique =
+          unique && fs::path(entries[i]->path).filename() != fs::path(entries[j]->path).filename();
+    }
+  }
+  auto file = [unique](const HeapEntry& entry) {
+    return unique ? fs::path(entry.path).filename().string() : entry.path;
+  };
+  boost::json::object out{{"baseline", file(heaps.baseline)}, {"target", file(heaps.target)}};
+  if (heaps.later) out["later"] = file(*heaps.later);
+  return out;
 }
 
 LeakDiffOptions require_diff_options(const StatsParams& params) {

@@ -3,6 +3,7 @@
 // is still loading), and diff options from the wire params.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,7 +35,12 @@ class HeapStillLoading : public protocol::RpcException {
 
 // Throw protocol::RpcException: -32803 unknownHeap / unknownAddress, -32602
 // for an address that is not hex; HeapStillLoading as above.
+// A heap param that is a dump's absolute path names the heap loaded from that
+// file; require_heap with a DaemonContext checks the file first and loads it
+// when it is new or changed (daemon/path_heaps.h), the HeapStore one does not.
 HeapEntry require_heap(const HeapStore& store, const std::string& id_or_name);
+HeapEntry require_heap(DaemonContext& ctx, const std::string& heap,
+                       const protocol::RequestContext& request);
 ObjectIndex require_object(const Heap& heap, const std::string& address);
 // stats and explain: params.groupBy (-32602 unless class, site or generation)
 // and params.samples as diff options.
@@ -46,7 +52,12 @@ struct DiffHeaps {
   std::optional<HeapEntry> later;
   const Heap* later_heap() const { return later ? later->heap.get() : nullptr; }
 };
-DiffHeaps require_diff_heaps(const HeapStore& store, const StatsParams& params);
+DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
+                             const protocol::RequestContext& request);
+// The diff's files for people: {baseline, target, later} as file names (whole
+// paths when two of them share a name), so a header says "new in B.json since
+// A.json" in every client.
+boost::json::object diff_files(const DiffHeaps& heaps);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);

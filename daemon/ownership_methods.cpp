@@ -34,8 +34,8 @@ const Heap& require_edges(const HeapEntry& entry) {
   return *entry.heap;
 }
 
-json::value run_owner(DaemonContext& ctx, const RootParams& params, const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+json::value run_owner(DaemonContext& ctx, const RootParams& params, const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const Heap& heap = require_edges(entry);
   std::vector<ObjectIndex> objects;
   for (Address address : parse_address_list(params.addresses)) {
@@ -47,9 +47,10 @@ json::value run_owner(DaemonContext& ctx, const RootParams& params, const Reques
   return out;
 }
 
-json::value run_explain(DaemonContext& ctx, const StatsParams& params, const RequestContext&) {
+json::value run_explain(DaemonContext& ctx, const StatsParams& params,
+                        const RequestContext& request) {
   const LeakDiffOptions options = require_diff_options(params);
-  const DiffHeaps heaps = require_diff_heaps(ctx.store, params);
+  const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
   const Heap& heap = require_edges(heaps.target);
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
   // The diff's own groups are not used (explain regroups every leaked object), so no samples
@@ -63,20 +64,25 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
       leak_clusters_json(heap, diff, clusters, limit_or_all(params.limit.value_or(20)),
                          std::min<std::size_t>(params.samples, 20));
   out["groupBy"] = group_by_name(options.group_by);
+  out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
+  if (heaps.later) out["later"] = heaps.later->id;
+  out["files"] = diff_files(heaps);
   return out;
 }
 
-json::value run_retained(DaemonContext& ctx, const AddressParams& params, const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+json::value run_retained(DaemonContext& ctx, const AddressParams& params,
+                         const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const Heap& heap = require_edges(entry);
   const ObjectIndex object = require_object(heap, params.address);
   const AnalysisAdmission admitted(ctx, entry, kDominatorsAnalysis);
   return retained_json(heap, object);
 }
 
-json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+json::value run_top_retainers(DaemonContext& ctx, const TopParams& params,
+                              const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const Heap& heap = require_edges(entry);
   if (params.group_by != "object" && params.group_by != "class") {
     throw protocol::RpcException(
@@ -94,8 +100,8 @@ json::value run_top_retainers(DaemonContext& ctx, const TopParams& params, const
 constexpr std::size_t kMaxDominatorDepth = 8;
 
 json::value run_dominator_tree(DaemonContext& ctx, const DominatorTreeParams& params,
-                               const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+                               const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   const Heap& heap = require_edges(entry);
   if (params.depth < 1 || params.depth > kMaxDominatorDepth) {
     throw protocol::RpcException(protocol::invalid_params("params.depth: expected 1 to 8"));
@@ -116,8 +122,8 @@ json::value run_dominator_tree(DaemonContext& ctx, const DominatorTreeParams& pa
 }
 
 json::value run_duplicate_strings(DaemonContext& ctx, const TopParams& params,
-                                  const RequestContext&) {
-  const HeapEntry entry = require_heap(ctx.store, params.heap);
+                                  const RequestContext& request) {
+  const HeapEntry entry = require_heap(ctx, params.heap, request);
   json::object out = duplicate_strings_json(
       *entry.heap, duplicate_strings(*entry.heap, limit_or_all(params.limit)));
   out["heap"] = entry.id;

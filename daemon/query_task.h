@@ -14,6 +14,7 @@
 
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
+#include "daemon/path_heaps.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
 
@@ -57,12 +58,18 @@ class QueryTask : public std::enable_shared_from_this<QueryTask<Params, Out>> {
       return;
     }
     try {
+      // Heaps named by path and loaded or reloaded for this request are
+      // said so in its result (daemon/path_heaps.h).
+      PathLoadNotes notes;
       if constexpr (std::is_same_v<Out, ReplyThen>) {
         ReplyThen out = work_(ctx_, params_, request_);
+        notes.annotate(out.result);
         reply_.result(std::move(out.result));
         if (out.then) out.then();
       } else {
-        reply_.result(work_(ctx_, params_, request_));
+        boost::json::value out = work_(ctx_, params_, request_);
+        notes.annotate(out);
+        reply_.result(std::move(out));
       }
     } catch (const HeapStillLoading& loading) {
       park(loading.name());

@@ -47,11 +47,8 @@ int run_stats(CommandContext& ctx) {
   const Terminal& term = ctx.term();
   const json::value* total = member(result, "total");
   const std::uint64_t group_count = num(result, "groupCount");
-  std::cout << term.paint(str(result, "target") + " vs " + str(result, "baseline") +
-                              (member(result, "later") ? ", still alive in " + str(result, "later")
-                                                       : std::string()),
-                          "1")
-            << ": " << grouped(total ? num(*total, "count") : 0) << " objects, "
+  std::cout << term.paint(diff_heading(result), "1") << ": "
+            << grouped(total ? num(*total, "count") : 0) << " objects, "
             << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " in "
             << grouped(group_count) << (group_count == 1 ? " group" : " groups") << " by "
             << str(result, "groupBy") << "\n";

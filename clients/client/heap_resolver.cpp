@@ -54,18 +54,27 @@ std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_l
   const json::value listing = ctx.rpc().call_or_throw("listHeaps", json::object{});
   const json::array& heaps = listing.as_object().at("heaps").as_array();
   if (is_file || looks_like_path(arg)) {
+    // A path is a path: never a heap another folder loaded under that name.
+    // The daemon gets the path, not an id, so it checks the file is still
+    // the one it loaded (and reloads it when a new dump rewrote it).
     const std::string path = absolute_path(arg);
-    for (const auto& heap : heaps) {
-      if (field(heap, "path") == path) return field(heap, "heap");
-    }
+    if (!may_load) return path;  // unload: the daemon finds the heap by path, file or not
     if (!is_file) {
-      // Not on disk: maybe a heap named like a file ("B.json" is the default name).
+      std::string hint;
       for (const auto& heap : heaps) {
-        if (field(heap, "heap") == arg || field(heap, "name") == arg) return field(heap, "heap");
+        if (field(heap, "name") == arg) {
+          hint = "; a heap named " + arg + " is loaded from " + field(heap, "path") +
+                 ": give its id " + field(heap, "heap") + " to use it";
+          break;
+        }
       }
+      throw ClientError{kExitFileNotFound, path + ": no such file" + hint};
     }
-    if (!may_load) throw ClientError{kExitUnknownHeap, "no loaded heap came from " + path};
-    return field(load_with_progress(ctx, path, std::nullopt), "heap");
+    for (const auto& heap : heaps) {
+      if (field(heap, "path") == path) return path;
+    }
+    load_with_progress(ctx, path, std::nullopt);
+    return path;
   }
   for (const auto& heap : heaps) {
     if (field(heap, "heap") == arg) return arg;

@@ -1,7 +1,8 @@
-// Turns a HEAP argument into a heap id: a loaded heap's id or name, or a dump
-// file's path (matched against listHeaps' absolute `path`, loaded with a
-// progress bar when no loaded heap came from it), and the A B [C] params of
-// the diff requests built on it. Talks only the protocol.
+// Turns a HEAP argument into what a request names a heap by: a loaded heap's
+// id or name, or a dump file's absolute path (loaded with a progress bar when
+// no loaded heap came from it; the daemon reloads it when the file changed),
+// and the A B [C] params of the diff requests built on it. Talks only the
+// protocol.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -14,7 +15,10 @@
 
 namespace heapleak::client {
 
-// The id for `arg`; loads a file path that is not loaded yet when may_load.
+// What to name `arg`'s heap by in a request: a loaded heap's id (for an id or
+// a name), or the absolute path of a dump file (an argument that exists as a
+// file or looks like a path: '/', .json, .gz...), loaded first when no heap
+// came from it yet and may_load; a path that is no file is fileNotFound (3).
 std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_load = true);
 
 // The params stats and explain share, from `A B [C] [--by KEY] [--limit N]`:

@@ -84,4 +84,12 @@ std::vector<std::string> brief_row(const json::value& brief) {
           human_bytes(static_cast<double>(num(brief, "memsize"))), location(brief)};
 }
 
+std::string diff_heading(const boost::json::value& result) {
+  const boost::json::value* files = member(result, "files");
+  const boost::json::value& names = files ? *files : result;
+  const std::string later = str(names, "later");
+  return "new in " + str(names, "target") + " since " + str(names, "baseline") +
+         (later.empty() ? std::string() : ", still alive in " + later);
+}
+
 }  // namespace heapleak::client

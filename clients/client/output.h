@@ -24,6 +24,10 @@ double real(const boost::json::value& object, std::string_view key);
 bool flag(const boost::json::value& object, std::string_view key);
 const boost::json::value* member(const boost::json::value& object, std::string_view key);
 
+// stats' and explain's heading: "new in B.json since A.json, still alive in
+// C.json", from the result's `files` (the heap ids from an older daemon).
+std::string diff_heading(const boost::json::value& result);
+
 // 12345 -> "12,345" (clients/common, shared with the one-shot CLI).
 using clients::grouped;
 

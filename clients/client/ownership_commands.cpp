@@ -160,9 +160,6 @@ void print_leak_row(std::ostream& out, const Terminal& term, const json::value& 
 
 int run_explain(CommandContext& ctx) {
   json::object params = leak_diff_params(ctx, kDefaultExplained);
-  const std::string baseline(params["baseline"].as_string());
-  const std::string later =
-      params.contains("later") ? std::string(params["later"].as_string()) : std::string();
   const json::value result = ctx.rpc().call_or_throw("explain", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);
@@ -172,9 +169,8 @@ int run_explain(CommandContext& ctx) {
   const json::value* total = member(result, "total");
   std::cout << term.paint("Leaks by bytes retained", "1") << " ("
             << grouped(total ? num(*total, "count") : 0) << " objects, "
-            << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " new in "
-            << str(result, "target") << " since " << baseline
-            << (later.empty() ? "" : ", still alive in " + later) << "):\n";
+            << human_bytes(static_cast<double>(total ? num(*total, "memsize") : 0)) << " "
+            << diff_heading(result) << "):\n";
   std::size_t rank = 0;
   if (const json::array* leaks = array_of(result, "leaks")) {
     for (const auto& leak : *leaks) {

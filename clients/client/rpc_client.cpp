@@ -128,6 +128,22 @@ json::value RpcClient::call_or_throw(std::string_view method, json::value params
                                      const NotificationHandler& on_notification) {
   RpcReply reply = call(method, std::move(params), on_notification);
   if (reply.error) throw error_from_reply(*reply.error);
+  // A dump named by path that a new dump rewrote since it was loaded: the
+  // daemon reloaded it for this answer; say so, the answer is not the last one's.
+  const json::value* reloaded =
+      reply.result.is_object() ? reply.result.as_object().if_contains("reloaded") : nullptr;
+  if (reloaded && reloaded->is_array()) {
+    for (const auto& note : reloaded->as_array()) {
+      if (!note.is_object()) continue;
+      const auto text = [&note](std::string_view key) {
+        const json::value* v = note.as_object().if_contains(key);
+        return v && v->is_string() ? std::string(v->as_string()) : std::string();
+      };
+      std::cerr << "heapleak-client: " << text("path") << " changed since it was loaded as "
+                << text("replaced") << " (" << text("why") << "): reloaded it as " << text("heap")
+                << "\n";
+    }
+  }
   return std::move(reply.result);
 }
 

@@ -17,7 +17,7 @@ def test():
 
     # Paths already loaded are reused (matched by path), the third one is loaded.
     r = expect(["stats", H1, H2, H3], OK, "stats with paths")
-    check("STRING" in r.stdout and "53" in r.stdout and "h2 vs h1, still alive in h3" in r.stdout, "stats table", r)
+    check("STRING" in r.stdout and "53" in r.stdout and "new in heap2.jsonl.gz since heap1.jsonl.gz, still alive in heap3.jsonl.gz" in r.stdout, "stats table", r)
     listing = json_of(expect(["list", "--json"], OK, "list after stats"))
     check(len(listing["heaps"]) == 3, "stats reuses loaded paths: %s" % listing)
     stats = json_of(expect(["stats", "heap1", "h2", H3, "--json"], OK, "stats --json"))
@@ -44,7 +44,9 @@ def test():
 
     r = expect(["path", "h2", ARRAY], OK, "path")
     check("root: machine_context" in r.stdout and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
-    path = json_of(expect(["path", "heap2.jsonl.gz", ARRAY, "--json"], OK, "path --json by name"))
+    # A relative path is a path (here, in the fixtures' folder).
+    path = json_of(expect(["path", "heap2.jsonl.gz", ARRAY, "--json"], OK, "path --json by relative path",
+                          cwd=os.path.dirname(H2)))
     check(path["root"] == "machine_context" and path["path"] == [LEAKY, ARRAY], "path --json %s" % path)
 
     r = expect(["inspect", "h2", ARRAY], OK, "inspect")

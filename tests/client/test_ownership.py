@@ -14,7 +14,7 @@ def test_explain():
     # Paths are loaded first, as `stats` does.
     r = expect(["explain", H1, H2, H3], OK, "explain with paths")
     lines = r.stdout.splitlines()
-    check(lines[0].startswith("Leaks by bytes retained (53 objects") and "new in h2 since h1, still alive in h3"
+    check(lines[0].startswith("Leaks by bytes retained (53 objects") and "new in heap2.jsonl.gz since heap1.jsonl.gz, still alive in heap3.jsonl.gz"
           in lines[0], "explain header", r)
     # One row per leak (issue 12): the 50 strings under Leaky's ARRAY, which grew 50 -> 100 -> 150.
     check(lines[1].startswith("1. Array in Leaky: 50 objects, ") and ", retaining " in lines[1],

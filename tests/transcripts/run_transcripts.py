@@ -314,6 +314,9 @@ class Transcript:
             self.expect(arg, framing, op.startswith("<--*"), lineno)
         elif op == "SLEEP":
             time.sleep(float(arg))
+        elif op == "RUN":
+            # A shell command at this point of the conversation (a dump rewritten in place).
+            subprocess.run(self.expand(arg), shell=True, check=True, timeout=120, cwd=self.tmp)
         elif op == "CLOSE":
             self.proc.stdin.close()
         elif op == "SIGNAL":

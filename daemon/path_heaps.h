@@ -1,0 +1,76 @@
+// Heaps a request names by their dump's absolute path: the heap loaded from
+// that file while the file is still the one loaded (one stat: its identity),
+// else the file loaded now, on the calling thread (first use) or again (a new
+// dump rewrote it since). Also the admission and load loadHeap shares, and the
+// notes of those loads that a request's result carries (`loaded`, `reloaded`).
+#pragma once
+
+#include <atomic>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/cached_load.h"
+#include "daemon/daemon_context.h"
+#include "daemon/heap_store.h"
+#include "protocol/binder.h"
+
+namespace heapleak::daemon {
+
+// A load that has passed admission: the file is a regular file, the budget
+// took its estimate and the store reserved its name.
+struct AdmittedLoad {
+  std::string path;  // absolute, lexically normal
+  std::string name;
+  std::uint64_t estimate = 0;
+};
+// Throws protocol::RpcException: fileNotFound, notReadable (not a regular
+// file), overBudget.
+AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
+                        const std::string& wanted_name);
+
+// Reads an admitted load (through the cache); on failure or cancel the load is
+// abandoned and the error thrown. On success the caller ends it with
+// store.finish_load(name, path, heap, reserved, ...).
+struct AdmittedHeap {
+  std::shared_ptr<const Heap> heap;
+  std::optional<PendingImage> image;  // to write after answering
+  std::uint64_t reserved = 0;
+};
+AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
+                           const std::atomic<bool>& cancel,
+                           const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+
+// True when a request's heap param is a dump's path (it starts with '/'):
+// ids and names never do.
+bool names_a_path(const std::string& heap);
+
+// The heap for `path`, current with the file (see above). Throws
+// protocol::RpcException: fileNotFound (also when the file was loaded once and
+// is gone), the load's errors.
+HeapEntry heap_for_path(DaemonContext& ctx, const std::string& path,
+                        const protocol::RequestContext& request);
+
+// Collects, for the request running on this thread, the heaps heap_for_path
+// loaded ({heap, path}) and reloaded ({heap, path, replaced, why}).
+class PathLoadNotes {
+ public:
+  PathLoadNotes();
+  ~PathLoadNotes();
+  PathLoadNotes(const PathLoadNotes&) = delete;
+  PathLoadNotes& operator=(const PathLoadNotes&) = delete;
+  // Adds `loaded` and `reloaded` to a result object when there is any.
+  void annotate(boost::json::value& result) const;
+
+ private:
+  friend void note_path_load(const char* kind, boost::json::object note);
+  boost::json::array loaded_;
+  boost::json::array reloaded_;
+  PathLoadNotes* outer_;
+};
+
+}  // namespace heapleak::daemon

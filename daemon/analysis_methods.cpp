@@ -2,6 +2,7 @@
 // search never holds up a connection's cheap requests.
 #include <boost/json.hpp>
 
+#include "core/dump_series.h"
 #include "core/leak_diff.h"
 #include "core/retainer_report.h"
 #include "core/root_paths.h"
@@ -29,12 +30,16 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params,
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
   const Heap& target = *heaps.target.heap;
   LeakDiff diff = diff_heaps(*heaps.baseline.heap, target, heaps.later_heap(), options);
+  const SeriesCheck series =
+      check_series(*heaps.baseline.heap, target, heaps.later_heap(), diff.compacted);
+  add_series_warnings(series, diff.warnings);
   warn_if_untraced(diff, target, options.group_by);
   json::object out = stats_json(target, diff, options.group_by, params.limit.value_or(0));
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;
   out["files"] = diff_files(heaps);
+  out["series"] = series_json(series);
   return out;
 }
 

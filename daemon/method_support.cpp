@@ -112,4 +112,15 @@ std::vector<Address> parse_address_list(const std::vector<std::string>& texts) {
   return addresses;
 }
 
+boost::json::object series_json(const SeriesCheck& series) {
+  boost::json::array findings;
+  for (const SeriesFinding& finding : series.findings) {
+    findings.push_back(boost::json::object{{"problem", series_problem_name(finding.problem)},
+                                           {"first", finding.first},
+                                           {"second", finding.second},
+                                           {"message", finding.message}});
+  }
+  return boost::json::object{{"oneSeries", !series.broken()}, {"findings", std::move(findings)}};
+}
+
 }  // namespace heapleak::daemon

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dump_series.h"
 #include "core/error.h"
 #include "core/heap.h"
 #include "core/leak_diff.h"
@@ -58,6 +59,9 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
 // paths when two of them share a name), so a header says "new in B.json since
 // A.json" in every client.
 boost::json::object diff_files(const DiffHeaps& heaps);
+// stats' and explain's `series`: {oneSeries, findings: [{problem, first,
+// second, message}]} (core/dump_series.h).
+boost::json::object series_json(const SeriesCheck& series);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);

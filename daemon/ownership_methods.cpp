@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "core/dominator_subtree.h"
+#include "core/dump_series.h"
 #include "core/leak_clusters.h"
 #include "core/leak_diff.h"
 #include "core/ownership.h"
@@ -57,6 +58,9 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
   // here.
   LeakDiff diff = diff_heaps(*heaps.baseline.heap, heap, heaps.later_heap(),
                              LeakDiffOptions{options.group_by, 0});
+  const SeriesCheck series =
+      check_series(*heaps.baseline.heap, heap, heaps.later_heap(), diff.compacted);
+  add_series_warnings(series, diff.warnings);
   warn_if_untraced(diff, heap, options.group_by);
   const LeakClusters clusters =
       cluster_leaks(*heaps.baseline.heap, heap, heaps.later_heap(), diff, options.group_by);
@@ -68,6 +72,7 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;
   out["files"] = diff_files(heaps);
+  out["series"] = series_json(series);
   return out;
 }
 

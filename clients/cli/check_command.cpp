@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -14,7 +15,10 @@
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
 #include "clients/cli/text_format.h"
+#include "core/dump_series.h"
 #include "core/leak_clusters.h"
+#include "core/load_warnings.h"
+#include "results/gate_error.h"
 #include "results/gate_json.h"
 #include "results/junit.h"
 #include "results/leak_baseline.h"
@@ -30,8 +34,10 @@ constexpr const char* kHelp = R"(usage: heapleak check A B [C] [options]
 The leak gate for CI: the leak rows of `heapleak explain A B C`, judged
 against a baseline of accepted leaks and budgets. Exits 0 within budget and
 5 when not (a new leak, a budget passed, or with --fail-on-growth a known leak
-that grew); 2 usage, 3 unreadable dump or baseline. Rows that are probably
-not leaks never count; they are listed as such.
+that grew); 6 when the dumps cannot be judged (a dump missing, unreadable,
+corrupt or cut short; dumps not from one process, or out of order): the
+verdict is then "error" in every format; 2 usage, 3 unreadable baseline.
+Rows that are probably not leaks never count; they are listed as such.
 
 options:
   --max-leaked-bytes SIZE    new leaks may retain this much (500000, 512KiB, 5MiB, 1.5GB)
@@ -201,12 +207,43 @@ int run_check(const std::vector<std::string>& argv) {
   }
 
   int exit_code = kExitOk;
-  const auto heaps = load_leak_dumps(args.positional, exit_code);
-  if (heaps.empty()) return exit_code;
+  std::vector<std::string> load_errors;
+  const auto heaps = load_leak_dumps(args.positional, exit_code, &load_errors);
+  // A gate never passes on evidence it could not read, nor on dumps that are
+  // not one series: the verdict is "error" (exit 6) in the asked format.
+  std::vector<GateProblem> problems;
+  for (const std::string& message : load_errors) problems.push_back({"unreadable", "", message});
+  for (const auto& heap : heaps) {
+    if (!looks_truncated(heap->report())) continue;
+    for (const std::string& warning : load_warnings(heap->report())) {
+      if (warning.rfind("truncated", 0) == 0) {
+        problems.push_back({"truncated", heap->report().path,
+                            warning + " (the process died while dumping?): take the dumps again"});
+      }
+    }
+  }
+  if (problems.empty() && exit_code != kExitOk) return exit_code;  // not a load: as before
+  std::optional<LeakDiff> judged;
+  if (problems.empty()) {
+    const Heap* third = heaps.size() == 3 ? heaps[2].get() : nullptr;
+    // By class: the row signatures (and so the baseline) are those of explain's default.
+    judged = diff_heaps(*heaps[0], *heaps[1], third, {GroupBy::kClass, 0});
+    const SeriesCheck series = check_series(*heaps[0], *heaps[1], third, judged->compacted);
+    add_series_warnings(series, judged->warnings);
+    for (const SeriesFinding& finding : series.findings) {
+      if (finding.problem == SeriesProblem::kCompacted) continue;
+      problems.push_back({series_problem_name(finding.problem), "", finding.message});
+    }
+  }
+  if (!problems.empty()) {
+    const std::string report = gate_error_report(format, problems, kHeapleakVersion);
+    if (!write_output(args, report)) return kExitInput;
+    if (args.value("-o") || format != "text") std::cerr << gate_error_line(problems) << "\n";
+    return kExitGateError;
+  }
   const Heap& target = *heaps[1];
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
-  // By class: the row signatures (and so the baseline) are those of explain's default.
-  const LeakDiff diff = diff_heaps(*heaps[0], target, later, {GroupBy::kClass, 0});
+  const LeakDiff& diff = *judged;
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   if (format == "sarif" && !target.report().traced) {
     // Code scanning can only place a result on a line it has a site for.

@@ -240,14 +240,14 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
 }
 
 // load_all_or_report's work, with a schedule.
-std::vector<std::shared_ptr<const Heap>> load_scheduled(const std::vector<std::string>& paths,
-                                                        const std::vector<LoadOptions>& options,
-                                                        int& exit_code,
-                                                        const LoadSchedule& schedule) {
+std::vector<std::shared_ptr<const Heap>> load_scheduled(
+    const std::vector<std::string>& paths, const std::vector<LoadOptions>& options, int& exit_code,
+    const LoadSchedule& schedule, std::vector<std::string>* errors = nullptr) {
   std::vector<std::shared_ptr<const Heap>> heaps;
   for (auto& outcome : load_at_once(paths, options, schedule)) {
     if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
     if (!outcome.heap) {
+      if (errors) errors->push_back(outcome.heap.error().message);
       if (exit_code == kExitOk) exit_code = report_error(outcome.heap.error());
       continue;
     }
@@ -320,7 +320,8 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
 }
 
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
-                                                         int& exit_code) {
+                                                         int& exit_code,
+                                                         std::vector<std::string>* errors) {
   // Only B needs references; A and C answer identity and growth questions.
   std::vector<LoadOptions> options(paths.size());
   for (std::size_t k = 0; k < options.size(); ++k)
@@ -344,7 +345,7 @@ std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::
     schedule.critical = 1;
   }
   for (std::size_t k = 2; k < paths.size(); ++k) schedule.order.push_back(k);
-  return load_scheduled(paths, options, exit_code, schedule);
+  return load_scheduled(paths, options, exit_code, schedule, errors);
 }
 
 void warn_about_load(const Heap& heap) {

@@ -26,6 +26,7 @@ enum ExitCode : int {
   kExitInput = 3,
   kExitUnknownAddress = 4,
   kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
+  kExitGateError = 6,   // heapleak check: a dump unreadable or cut short, or not one series
 };
 
 constexpr const char* kHeapleakVersion = "0.1.0";
@@ -65,8 +66,11 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
 // computed there), A and C identity-only, all at once; as load_all_or_report.
 // B goes first and its dominator tree and root paths are computed as soon as
 // it is loaded, while A and C, at a lower priority, still load.
-std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
-                                                         int& exit_code);
+// `errors`, when given, collects every failed load's message (check reports
+// them all in its format).
+std::vector<std::shared_ptr<const Heap>> load_leak_dumps(
+    const std::vector<std::string>& paths, int& exit_code,
+    std::vector<std::string>* errors = nullptr);
 
 // Loads a heap; on failure prints the error and sets `exit_code`. It is
 // the command's only load: a large plain dump is read in two halves at once

@@ -9,6 +9,7 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/text_format.h"
+#include "core/dump_series.h"
 #include "core/leak_clusters.h"
 #include "results/grouping_warning.h"
 #include "results/results_json.h"
@@ -95,6 +96,7 @@ int run_explain(const std::vector<std::string>& argv) {
   const Heap& target = *heaps[1];
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
   LeakDiff diff = diff_heaps(*heaps[0], target, later, {group_by, 0});
+  add_series_warnings(check_series(*heaps[0], target, later, diff.compacted), diff.warnings);
   warn_if_untraced(diff, target, group_by);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, group_by);

@@ -4,6 +4,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
+#include "core/dump_series.h"
 #include "core/leak_diff.h"
 #include "results/grouping_warning.h"
 #include "results/stats_json.h"
@@ -84,6 +85,7 @@ int run_stats(const std::vector<std::string>& argv) {
 
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
   LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
+  add_series_warnings(check_series(*heaps[0], *heaps[1], later, diff.compacted), diff.warnings);
   warn_if_untraced(diff, *heaps[1], options.group_by);
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
 

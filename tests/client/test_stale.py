@@ -61,6 +61,21 @@ def test():
     os.remove(os.path.join(run_dir, "B.json"))
     expect(["stats", os.path.join(run_dir, "A.json"), os.path.join(run_dir, "B.json")], FILE_NOT_FOUND,
            "stats on a dump deleted since it was loaded")
+    # Dumps given out of order (C B A) are said to be, on the daemon's surface too
+    # (these fixtures are untraced: the file times tell).
+    series = os.path.join(TMP, "series")
+    os.makedirs(series)
+    for k, (name, source) in enumerate((("A", H1), ("B", H2), ("C", H3))):
+        write_plain(source, os.path.join(series, name + ".json"))
+        os.utime(os.path.join(series, name + ".json"), (1700000000 + 60 * k, 1700000000 + 60 * k))
+    r = expect(["explain", "C.json", "B.json", "A.json", "--json"], OK, "explain C B A", cwd=series)
+    found = json_of(r)["series"]
+    check(not found["oneSeries"] and {f["problem"] for f in found["findings"]} == {"outOfOrder"},
+          "explain C B A: series says out of order: %s" % found)
+    r = expect(["stats", "C.json", "B.json", "A.json"], OK, "stats C B A", cwd=series)
+    check("out of order" in r.stdout + r.stderr, "stats C B A: the table says out of order", r)
+    check(json_of(expect(["stats", "A.json", "B.json", "C.json", "--json"], OK, "stats A B C",
+                         cwd=series))["series"]["oneSeries"], "A B C in order is one series")
     # Ids and names still work when given as one.
     expect(["stats", listing[0]["heap"], listing[1]["heap"]], OK, "stats by ids")
 

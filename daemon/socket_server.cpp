@@ -62,6 +62,7 @@ struct SocketServer::Impl {
 
   asio::io_context io;
   std::unique_ptr<local::acceptor> unix_acceptor;
+  std::pair<dev_t, ino_t> socket_inode{0, 0};  // of the socket file this daemon made
   std::unique_ptr<tcp::acceptor> tcp_acceptor;
   asio::signal_set signals{io, SIGINT, SIGTERM};
   asio::steady_timer idle_timer{io};
@@ -119,6 +120,9 @@ struct SocketServer::Impl {
         return false;
       }
       socket_created = true;
+      struct stat info {};
+      if (::stat(options.socket_path.c_str(), &info) == 0)
+        socket_inode = {info.st_dev, info.st_ino};
       logger->info("listening on unix:" + options.socket_path);
       return true;
     }
@@ -297,9 +301,25 @@ struct SocketServer::Impl {
     });
   }
 
+  // Removes the socket file if it is still the one this daemon made: once
+  // the acceptor is closed a new daemon may already have replaced it (a
+  // stale socket is taken over), and that one's must stay.
+  void remove_own_socket() {
+    if (!socket_created) return;
+    socket_created = false;
+    struct stat info {};
+    if (::stat(options.socket_path.c_str(), &info) == 0 &&
+        std::pair(info.st_dev, info.st_ino) == socket_inode) {
+      ::unlink(options.socket_path.c_str());
+    }
+  }
+
   void shut_down() {
     boost::system::error_code ignored;
     if (unix_acceptor) unix_acceptor->close(ignored);
+    // At once, not after the clients and heaps are gone: the next command
+    // starts a new daemon instead of finding this one's socket refusing it.
+    remove_own_socket();
     if (tcp_acceptor) tcp_acceptor->close(ignored);
     signals.cancel(ignored);
     idle_timer.cancel();
@@ -359,7 +379,7 @@ int SocketServer::run() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (s.socket_created) ::unlink(s.options.socket_path.c_str());
+  s.remove_own_socket();
   s.logger->info("stopped");
   return 0;
 }

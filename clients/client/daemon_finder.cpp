@@ -43,7 +43,7 @@ std::string log_tail(const fs::path& log) {
     if (kept.size() > 5) kept.erase(kept.begin());
   }
   for (const auto& k : kept) tail += "\n  " + k, ++lines;
-  return tail;
+  return lines == 0 ? std::string(" nothing (it is empty)") : tail;
 }
 
 // Forks heapleakd --listen in a new session (so Ctrl-C at this terminal never
@@ -52,6 +52,9 @@ pid_t start_daemon(const std::string& binary, const std::string& socket, unsigne
                    const fs::path& log) {
   const std::string listen = "unix:" + socket;
   const std::string idle = std::to_string(idle_timeout);
+  // A new file, not the old one truncated: a daemon still stopping keeps
+  // writing to the old one (at its offset), which must not bury this one's words.
+  ::unlink(log.c_str());
   const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   const pid_t pid = ::fork();
@@ -144,20 +147,27 @@ std::optional<Transport> reach_daemon(const DaemonOptions& options) {
   }
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   bool exited = false;
+  int status = 0;
   while (std::chrono::steady_clock::now() < deadline) {
     if (auto transport = Transport::connect_unix(socket, connect_errno)) return transport;
     if (exited) break;  // it died and nobody else is listening either
-    int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       exited = true;  // maybe another client's daemon won the race: try once more
       continue;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
-  if (!exited) ::kill(pid, SIGTERM);
-  throw unreachable("heapleakd did not start listening on " + socket +
-                    (exited ? " (it exited)" : " in time") + "; its log " + log.string() +
-                    " says:" + log_tail(log));
+  std::string how =
+      " in time (still running after " + std::to_string(kStartTimeout.count()) + " s; stopped it)";
+  if (!exited) {
+    ::kill(pid, SIGTERM);
+  } else if (WIFEXITED(status)) {
+    how = " (it exited with status " + std::to_string(WEXITSTATUS(status)) + ")";
+  } else if (WIFSIGNALED(status)) {
+    how = " (it was killed by signal " + std::to_string(WTERMSIG(status)) + ")";
+  }
+  throw unreachable("heapleakd (pid " + std::to_string(pid) + ") did not start listening on " +
+                    socket + how + "; its log " + log.string() + " says:" + log_tail(log));
 }
 
 }  // namespace heapleak::client

@@ -1,6 +1,13 @@
 // load, list, unload, stop: the daemon's heap store from the shell.
+#include <signal.h>
+
 #include <boost/json.hpp>
+#include <cerrno>
+#include <chrono>
+#include <fstream>
 #include <iostream>
+#include <string>
+#include <thread>
 
 #include "clients/client/commands.h"
 #include "clients/client/exit_codes.h"
@@ -148,6 +155,31 @@ int run_cache(CommandContext& ctx) {
   return kExitOk;
 }
 
+namespace {
+
+constexpr std::chrono::seconds kStopWait{60};  // freeing many GiB of heaps takes a while
+
+// True once `pid` has exited (a zombie counts: it holds nothing any more).
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
+bool wait_process_gone(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!process_gone(pid)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+}  // namespace
+
 int run_stop(CommandContext& ctx) {
   RpcClient* rpc = ctx.rpc_if_running();
   if (!rpc) {
@@ -160,7 +192,16 @@ int run_stop(CommandContext& ctx) {
     }
     return kExitOk;
   }
+  const pid_t pid = rpc->server_pid();
   const json::value result = rpc->call_or_throw("stopDaemon", nullptr);
+  rpc->close();
+  // Returns once the old daemon is gone (its socket with it), so the next
+  // command starts a new one instead of reaching one that is shutting down.
+  if (pid > 0 && !wait_process_gone(pid, kStopWait)) {
+    throw ClientError{kExitDaemonError, "heapleakd (pid " + std::to_string(pid) +
+                                            ") was asked to stop but is still running after " +
+                                            std::to_string(kStopWait.count()) + " s"};
+  }
   if (ctx.json()) {
     print_json(std::cout, result);
   } else {

@@ -51,6 +51,8 @@ class RpcClient {
 
   // Ends the connection (a spawned daemon sees EOF and exits).
   void close() { transport_.close(); }
+  // The daemon's process id (its socket's peer, or the spawned child); -1 unknown.
+  pid_t server_pid() const { return transport_.peer_pid(); }
 
  private:
   Transport transport_;

@@ -68,6 +68,17 @@ std::optional<Transport> Transport::connect_unix(const std::string& path, int& e
   return transport;
 }
 
+pid_t Transport::peer_pid() const {
+  if (child_ > 0) return child_;
+  ucred credentials{};
+  socklen_t size = sizeof credentials;
+  if (read_fd_ >= 0 && ::getsockopt(read_fd_, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 &&
+      credentials.pid > 0) {
+    return credentials.pid;
+  }
+  return -1;
+}
+
 std::optional<Transport> Transport::spawn(const std::vector<std::string>& argv,
                                           std::string& error) {
   int to_child[2];

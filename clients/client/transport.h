@@ -29,6 +29,9 @@ class Transport {
   static std::optional<Transport> spawn(const std::vector<std::string>& argv, std::string& error);
 
   int read_fd() const { return read_fd_; }
+  // The process at the other end: the spawned child, or a unix socket's peer
+  // (SO_PEERCRED); -1 when unknown.
+  pid_t peer_pid() const;
   bool write_all(std::string_view bytes);
   // >0 bytes, 0 end of stream, -1 error (errno set).
   long read_some(char* buffer, std::size_t size);

@@ -146,7 +146,9 @@ each image's dump, load mode, size, last use and objects, most recent first;
       {"stop", R"(usage: heapleak-client stop [--socket PATH] [--json]
 
 Stops the resident daemon (stopDaemon); every client's heaps go with it.
-Never starts one: with nothing running it says so and exits 0.
+Returns once the daemon has exited (exit 12 if it still runs after 60 s), so
+the next command starts a new one. Never starts one: with nothing running it
+says so and exits 0.
 )"},
       {"rpc", R"(usage: heapleak-client rpc [FILE|-] [--notifications] [--socket PATH | --spawn]
 

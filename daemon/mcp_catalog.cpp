@@ -7,10 +7,10 @@ namespace {
 
 // Pieces the schemas below share, named by a "@NAME" string in their place.
 constexpr const char* kPieces = R"json({
-"@HEAP":{"type":"string","description":"a heap: its id (h1, h2...) or name, as load_dump or list_heaps report it"},
-"@HEAP_A":{"type":"string","description":"the first dump's heap (A), id or name"},
-"@HEAP_B":{"type":"string","description":"the second dump's heap (B), id or name"},
-"@HEAP_C":{"type":"string","description":"the third dump's heap (C), id or name; without it every object new in B counts"},
+"@HEAP":{"type":"string","description":"a heap: its id (h1, h2...) or name, as load_dump or list_heaps report it, or a dump file's path (loaded on first use, reused while the file is unchanged, reloaded when it changed: no load_dump needed)"},
+"@HEAP_A":{"type":"string","description":"the first dump's heap (A): id, name or dump file path"},
+"@HEAP_B":{"type":"string","description":"the second dump's heap (B): id, name or dump file path"},
+"@HEAP_C":{"type":"string","description":"the third dump's heap (C): id, name or dump file path; without it every object new in B counts"},
 "@ADDRESS":{"type":"string","pattern":"^0x[0-9a-fA-F]+$","description":"an object address as in the dump: 0x followed by hex digits"},
 "@LIMIT10":{"type":"integer","minimum":0,"default":10,"description":"rows in this page (0: all)"},
 "@LIMIT20":{"type":"integer","minimum":0,"default":20,"description":"rows in this page (0: all)"},

@@ -183,8 +183,10 @@ std::string mcp_unloaded_text(const json::object& unloaded) {
 std::string mcp_leaks_text(const json::object& explain) {
   const json::array& leaks = rows(at(explain, "leaks"));
   const json::object& total = obj(at(explain, "total"));
-  std::string text = counted(num(at(explain, "leakCount")), "leak", "leaks") + " in heap " +
-                     str(at(explain, "target")) + " (" + count(num(at(total, "count"))) +
+  const json::object& names =
+      at(explain, "files").is_object() ? obj(at(explain, "files")) : explain;
+  std::string text = counted(num(at(explain, "leakCount")), "leak", "leaks") + " in " +
+                     str(at(names, "target")) + " (" + count(num(at(total, "count"))) +
                      " objects, " + bytes(at(total, "memsize")) + " new and still alive), " +
                      counted(num(at(explain, "noiseCount")), "row", "rows") +
                      " probably not leaks. Most retained first";
@@ -218,10 +220,12 @@ std::string mcp_leaks_text(const json::object& explain) {
 
 std::string mcp_stats_text(const json::object& stats) {
   const json::object& total = obj(at(stats, "total"));
+  // The dumps' file names when the daemon gives them (`files`), else ids.
+  const json::object& names = at(stats, "files").is_object() ? obj(at(stats, "files")) : stats;
   std::string text = count(num(at(total, "count"))) + " objects (" + bytes(at(total, "memsize")) +
-                     ") new in " + str(at(stats, "target")) + " since " +
-                     str(at(stats, "baseline")) +
-                     (at(stats, "later").is_string() ? ", still alive in " + str(at(stats, "later"))
+                     ") new in " + str(at(names, "target")) + " since " +
+                     str(at(names, "baseline")) +
+                     (at(names, "later").is_string() ? ", still alive in " + str(at(names, "later"))
                                                      : std::string()) +
                      ", in " + count(num(at(stats, "groupCount"))) + " groups by " +
                      str(at(stats, "groupBy")) + ":\n";

@@ -2,12 +2,14 @@
 
 #include <boost/json/value.hpp>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "daemon/heap_store.h"
 #include "daemon/mcp_catalog.h"
 #include "daemon/mcp_text.h"
 #include "protocol/error.h"
@@ -328,6 +330,26 @@ void inspect_object(const Env& env, const json::object& args, const McpToolCall&
   });
 }
 
+// A client that starts one server per call (the MCP Inspector's CLI) has no
+// heap ids to give: a heap argument may be a dump's path instead. One that
+// looks like a path (a '/', or a dump's suffix: .json, .gz, .jsonl) or names a
+// file in heapleakd's working directory is made absolute, so the daemon loads
+// it on first use and reloads it when the file changed (daemon/path_heaps.h),
+// or says fileNotFound; ids and other names pass as they are.
+void with_dump_paths(json::object& args) {
+  for (std::string_view key : {"heap", "baseline", "target", "later"}) {
+    json::value* value = args.if_contains(key);
+    if (!value || !value->is_string()) continue;
+    const std::string text(value->as_string());
+    if (text.empty() || HeapStore::looks_like_id(text)) continue;
+    std::error_code ec;
+    const bool looks_like_path = text.find('/') != std::string::npos || text.ends_with(".json") ||
+                                 text.ends_with(".gz") || text.ends_with(".jsonl");
+    if (!looks_like_path && !std::filesystem::is_regular_file(text, ec)) continue;
+    *value = std::filesystem::absolute(text, ec).lexically_normal().string();
+  }
+}
+
 using Tool = void (*)(const Env&, const json::object&, const McpToolCall&, McpToolDone);
 
 // Every name here has its definition in mcp_catalog.cpp (a unit test checks both ways).
@@ -365,6 +387,7 @@ bool McpTools::has(std::string_view name) const { return tools().count(name) != 
 
 void McpTools::call(std::string_view name, McpToolCall call, McpToolDone done) const {
   const Env env{methods_, logger_};
+  with_dump_paths(call.arguments);
   try {
     tools().find(name)->second(env, call.arguments, call, done);
   } catch (const ArgumentError& e) {

@@ -249,6 +249,54 @@ try {
 } finally {
   await client.close();
 }
+// Stateless clients (the MCP Inspector's CLI starts one server per call): a
+// tool that takes a heap takes a dump path, loaded on first use; in one session
+// it is reused while the file is unchanged and reloaded when a dump rewrote it.
+const session = async (fn) => {
+  const t = new StdioClientTransport({ command: heapleakd, args: ['--mcp'], stderr: 'ignore', cwd: work });
+  const c = new Client({ name: 'heapleak-sdk-stateless', version: '1.0.0' });
+  await c.connect(t);
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
+};
+const byPath = await session((c) =>
+  c.callTool({ name: 'find_leaks', arguments: { baseline: 'A.json', target: 'B.json', later: dumps[2], limit: 1 } }));
+await check('stateless: find_leaks on dump paths (relative and absolute) with nothing loaded before', () => {
+  assert.ok(!byPath.isError, text(byPath));
+  assert.equal(byPath.structuredContent.leaks[0].holder.address, holder);
+  assert.equal(byPath.structuredContent.loaded.length, 3);
+  assert.deepEqual(byPath.structuredContent.files, { baseline: 'A.json', target: 'B.json', later: 'C.json' });
+  assert.match(text(byPath), /in B\.json/);
+});
+for (const [tool, args] of [['path_to_root', { heap: dumps[1], address: holder }],
+  ['inspect_object', { heap: 'B.json', address: holder, limit: 2 }],
+  ['owner', { heap: dumps[1], addresses: [holder] }],
+  ['top_retainers', { heap: dumps[1], limit: 2 }],
+  ['leak_stats', { baseline: dumps[0], target: dumps[1], later: dumps[2] }]]) {
+  const result = await session((c) => c.callTool({ name: tool, arguments: args }));
+  await check(`stateless: ${tool} on a dump path`, () => assert.ok(!result.isError, text(result)));
+}
+await session(async (c) => {
+  const args = { baseline: dumps[0], target: dumps[1], later: dumps[2], limit: 1 };
+  await c.callTool({ name: 'find_leaks', arguments: args });
+  const again = await c.callTool({ name: 'find_leaks', arguments: args });
+  await check('one session: an unchanged dump is reused, not loaded again', () => {
+    assert.equal(again.structuredContent.loaded, undefined);
+    assert.equal(again.structuredContent.reloaded, undefined);
+  });
+  fs.copyFileSync(dumps[0], dumps[2] + '.new');
+  fs.renameSync(dumps[2] + '.new', dumps[2]); // "the fix": C dumped again, without the leak
+  const fixed = await c.callTool({ name: 'find_leaks', arguments: args });
+  await check('one session: a rewritten dump is reloaded, and the answer is the new file\'s', () => {
+    assert.equal(fixed.structuredContent.reloaded.length, 1);
+    assert.equal(fixed.structuredContent.reloaded[0].path, dumps[2]);
+    assert.notEqual(fixed.structuredContent.leaks[0]?.holder?.address, holder);
+  });
+});
+
 // stdout carried MCP only (the SDK would have failed on anything else); the log went to stderr.
 assert.match(stderr, /mcp: protocol /);
 assert.ok(!/ERROR: AddressSanitizer|runtime error:/.test(stderr), stderr);

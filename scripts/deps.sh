@@ -13,6 +13,8 @@ PACKAGES=(
   python3-jsonschema
   # the leaky applications of tests/apps
   ruby-rack ruby-sinatra ruby-activesupport ruby-concurrent ruby-i18n
+  # the README's test hook under RSpec (tests/check/test_parallel_hook.py)
+  ruby-rspec
 )
 
 missing=()

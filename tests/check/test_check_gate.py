@@ -218,13 +218,13 @@ check_exit(["check", *one[:2], os.path.join(WORK, "nope.json")], 6, "a missing d
 out, _ = check_exit(["check", "--help"], 0, "--help")
 check("exit" in out.lower() and "--baseline" in out, "--help documents the flags and exit codes")
 
-# 9. The README's test-suite hook takes real dumps from a Minitest run (the
-# block is read from the README, so the documented code is the tested code).
+# 9. The README's test-suite hook (examples/heap_dumps.rb, which the README
+# tells users to copy) takes real dumps from a Minitest run.
 README = os.path.join(os.path.dirname(os.path.abspath(PROGRAM)), "..", "..", "README.md")
 with open(README) as f:
     readme = f.read()
-start = readme.find("# test/support/heap_dumps.rb\n")
-hook = readme[start:readme.find("```", start)] if start >= 0 else ""
+with open(os.path.join(os.path.dirname(os.path.abspath(README)), "examples", "heap_dumps.rb")) as f:
+    hook = f.read()  # the file the README tells users to copy
 if check("HEAPLEAK_DUMPS" in hook, "README: the Minitest hook is there"):
     suite = os.path.join(WORK, "suite")
     for d in ("test/support", "lib", "heap"):

@@ -4,8 +4,11 @@
     python3 examples/drive_heapleakd.py [--heapleakd PATH] [A B C]
 
 Spawns `heapleakd --stdio`, speaks JSON-RPC 2.0 in LSP Content-Length frames,
-loads three dumps (default: the rbheap fixtures), runs `stats`, asks `root`
-about a few of the leaked objects and prints the retainer that holds them.
+loads three dumps (default: the rbheap fixtures) and asks `explain` for the
+leaks, one row per leak: the object that holds it (the holder), how Ruby
+reaches it, its growth, what it holds and where that was allocated. Then, to
+dig into the first row, `root` on a few of its leaked objects: their nearest
+common retainer, which is the row's holder.
 heapleakd is --heapleakd, else $HEAPLEAKD, else found on PATH.
 """
 import argparse
@@ -100,25 +103,33 @@ def main():
         heaps.append(loaded["heap"])
         print("loaded %s: %d objects from %s" % (loaded["heap"], loaded["objects"], loaded["path"]))
 
-    stats = daemon.request("stats", {"baseline": heaps[0], "target": heaps[1], "later": heaps[2], "limit": 5})
-    for group in stats["groups"]:
-        print("  %-30s %8d objects %10d bytes" % (group["key"], group["count"], group["memsize"]))
-    if not stats["groups"]:
-        print("no leak candidates")
+    explain = daemon.request("explain", {"baseline": heaps[0], "target": heaps[1], "later": heaps[2], "limit": 5})
+    files = explain.get("files", {})
+    print("%d leak(s) new in %s since %s, still alive in %s" % (
+        explain["leakCount"], files.get("target"), files.get("baseline"), files.get("later")))
+    for rank, leak in enumerate(explain["leaks"], 1):
+        holder = leak.get("holder") or {}
+        print("%d. %s: %d objects, retaining %d bytes" % (rank, leak["key"], leak["count"], leak["retained"]))
+        if holder:
+            print("   holder: %s %s" % (holder["address"], holder.get("class") or holder["type"]))
+        print("   path:   %s" % " -> ".join(leak["pathNames"]))
+        for held in leak["objects"][:3]:
+            sites = ", ".join(site["site"] for site in held.get("sites", [])[:2])
+            print("   %d x %s%s" % (held["count"], held["name"], " at " + sites if sites else ""))
+    for warning in explain.get("warnings", []):
+        print("warning: %s" % warning, file=sys.stderr)
+    if not explain["leaks"]:
+        print("no leaks")
         return daemon.close()
-
-    samples = stats["groups"][0]["samples"][:5]
+    # Digging: the nearest common retainer of a few of the first row's objects.
+    samples = explain["leaks"][0]["samples"][:5]
     root = daemon.request("root", {"heap": heaps[1], "addresses": samples})
     retainer = root.get("retainerObject")
     if retainer is None:
         print("no common retainer for %s" % " ".join(samples))
     else:
-        print("retainer: %s %s (%s), %d hop(s) above %d of %d samples" % (
-            retainer["address"], retainer["class"], retainer["type"], root["distance"],
-            root["samplesReached"], len(root["samples"])))
-        if "rootPath" in root:
-            chain = " -> ".join(o["address"] + " " + o.get("key", o["class"]) for o in root["rootPath"]["objects"])
-            print("held from root %s: %s" % (root["rootPath"]["root"], chain))
+        print("retainer of %d samples: %s %s (%s), %d hop(s) above them" % (
+            root["samplesReached"], retainer["address"], retainer["class"], retainer["type"], root["distance"]))
     code = daemon.close()
     print("heapleakd exited with %d" % code)
     return 0

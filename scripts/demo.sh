@@ -2,8 +2,9 @@
 # demo.sh: install what is missing, build heapleak, have Ruby write a 3-dump
 # leak (tests/gen/leakgen.rb class_cache small), then find it through the
 # daemon: heapleak-client starts a private heapleakd on a socket in OUTDIR,
-# loads the three dumps, runs `stats`, then `root` on samples of the top leaked
-# class and `path` to the retainer, writes the retainer graph as .dot (and .svg
+# loads the three dumps, asks `explain` for one row per leak (the holder),
+# then digs: `stats`, `root` on samples of the top leaked class and `path`
+# to the retainer, writes the retainer graph as .dot (and .svg
 # when Graphviz is installed), prints the one-shot `heapleak explain A B C`,
 # and stops the daemon.
 #
@@ -61,7 +62,11 @@ done
 hc list
 
 echo
-echo "== heapleak-client stats A B C"
+echo "== heapleak-client explain A B C   (one row per leak: what holds it, how it grew, where it was allocated)"
+hc explain "$A" "$B" "$C" | tee "$OUT/explain-daemon.txt"
+
+echo
+echo "== heapleak-client stats A B C   (digging: every new object by class, with samples)"
 hc stats "$A" "$B" "$C" | tee "$OUT/stats.txt"
 hc stats "$A" "$B" "$C" --json > "$OUT/stats.json"
 

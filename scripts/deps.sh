@@ -13,6 +13,8 @@ PACKAGES=(
   python3-jsonschema
   # the leaky applications of tests/apps
   ruby-rack ruby-sinatra ruby-activesupport ruby-concurrent ruby-i18n
+  # the capture gem's tests: minitest, and real Puma, Sidekiq and Redis
+  ruby-minitest puma ruby-sidekiq redis-server
 )
 
 missing=()

@@ -81,3 +81,35 @@ class DumpWriterTest < Minitest::Test
     end
   end
 end
+
+class RedactionTest < Minitest::Test
+  include CaptureTestHelper
+  SECRET = "sk_live_#{'Z' * 24}-customer@example.com"
+
+  def test_no_string_value_survives_and_lengths_and_equality_are_kept
+    # Kept alive through the dumps: two copies of one secret, one with escapes.
+    DumpWriterTest::KEEP.concat([SECRET.dup, SECRET.dup, "tok\u00e9n \"quoted\" \\ and\nnewline #{rand}"])
+    out = File.join(private_dir, "out")
+    %i[fork inline].each do |mode|
+      path = Heapleak::Capture::DumpWriter.new(out_dir: out, redact_key: "k" * 32).write("R#{mode}", mode).path
+      text = Zlib::GzipReader.open(path, &:read)
+      refute_includes text, "sk_live_", "#{mode}: the secret is gone"
+      refute_includes text, "customer@example.com"
+      refute_includes text, "quoted"
+      strings = text.each_line.map { |l| JSON.parse(l) }.select { |r| r["type"] == "STRING" && r["value"] }
+      assert_operator strings.size, :>, 100
+      strings.each { |r| assert_equal r["bytesize"], r["value"].bytesize, r.inspect if r["bytesize"] }
+      assert strings.all? { |r| r["value"].match?(/\A\h*\z/) }
+    end
+    redactor = Heapleak::Capture::Redactor.new("k" * 32)
+    line = %({"address":"0x1", "type":"STRING", "bytesize":5, "value":"hello", "memsize":40}\n)
+    again = redactor.line(line.dup)
+    assert_equal again, redactor.line(line.dup), "equal strings stay equal"
+    refute_equal again, Heapleak::Capture::Redactor.new("j" * 32).line(line.dup), "another key, another value"
+    assert_equal 5, JSON.parse(again)["value"].bytesize
+  end
+
+  def test_a_short_key_is_refused
+    assert_raises(ArgumentError) { Heapleak::Capture::Redactor.new("short") }
+  end
+end

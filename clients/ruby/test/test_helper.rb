@@ -7,6 +7,7 @@ require "zlib"
 require "json"
 require "heapleak/capture"
 require "heapleak/capture/control_client"
+require "heapleak/capture/redactor"
 
 module CaptureTestHelper
   # A private folder for sockets and dumps, removed after the test.

@@ -257,7 +257,7 @@ module Heapleak
         yield({ "event" => "dumping", "name" => name, "mode" => decision.mode.to_s, "reason" => decision.reason }) if block_given?
         gc = Manifest.gc_facts
         tracing = { "on" => !@tracing_since.nil?, "since" => @tracing_since && Time.at(@tracing_since).utc.iso8601(3) }
-        @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc)
+        @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc, redact_key: @config.redact_key)
         result = @writer.write(name, decision.mode)
         manifest = Manifest.build(result, decision: decision, gc: gc, tracing: tracing, series: series)
         manifest_path = Manifest.path_for(result.path)
@@ -267,7 +267,7 @@ module Heapleak
           "bytes" => result.bytes, "bytes_uncompressed" => result.bytes_uncompressed,
           "mode" => result.mode.to_s, "reason" => decision.reason,
           "vm_pause_seconds" => result.pause_seconds.round(6), "dump_seconds" => result.dump_seconds.round(6),
-          "gc_count" => gc["count"], "compact_count" => gc["compact_count"]
+          "redacted" => result.redacted, "gc_count" => gc["count"], "compact_count" => gc["compact_count"]
         }
         yield reply if block_given?
         reply

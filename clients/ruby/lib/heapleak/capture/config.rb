@@ -6,7 +6,7 @@
 module Heapleak
   module Capture
     Config = Struct.new(:socket_dir, :out_dir, :allow_inline, :min_gap, :dirty_fraction, :cgroup_dir,
-                        :signal, :gc, keyword_init: true) do
+                        :signal, :gc, :redact, :redact_key_file, keyword_init: true) do
       # HEAPLEAK_CAPTURE_DIR      the folder of the control sockets (turns capture on)
       # HEAPLEAK_CAPTURE_OUT      where dumps go by default (DIR/dumps)
       # HEAPLEAK_CAPTURE_INLINE   1: inline dumps allowed when a fork has no room
@@ -15,6 +15,9 @@ module Heapleak
       # HEAPLEAK_CAPTURE_CGROUP   a folder with memory.max/memory.current read instead of our cgroup
       # HEAPLEAK_CAPTURE_SIGNAL   USR2 (or another): always trap it; none: never; unset: only
       #                           when the socket cannot be opened
+      # HEAPLEAK_CAPTURE_REDACT   1: every string value is redacted as it is written
+      # HEAPLEAK_CAPTURE_REDACT_KEY_FILE  the key (>= 16 bytes), shared by a fleet; else
+      #                           one random key per process
       def self.from_env(env = ENV)
         new(
           socket_dir: presence(env["HEAPLEAK_CAPTURE_DIR"]),
@@ -24,7 +27,9 @@ module Heapleak
           dirty_fraction: number(env["HEAPLEAK_CAPTURE_DIRTY_FRACTION"], 0.5, "HEAPLEAK_CAPTURE_DIRTY_FRACTION"),
           cgroup_dir: presence(env["HEAPLEAK_CAPTURE_CGROUP"]),
           signal: presence(env["HEAPLEAK_CAPTURE_SIGNAL"]),
-          gc: true
+          gc: true,
+          redact: %w[1 true yes].include?(env["HEAPLEAK_CAPTURE_REDACT"].to_s.downcase),
+          redact_key_file: presence(env["HEAPLEAK_CAPTURE_REDACT_KEY_FILE"])
         )
       end
 
@@ -54,6 +59,24 @@ module Heapleak
         raise CaptureError, "dirty_fraction must be in (0, 4]" unless dirty_fraction.positive? && dirty_fraction <= 4
 
         self
+      end
+
+      # The redaction key: the key file's bytes, else one random key for the
+      # life of this process (every dump of a series redacted alike).
+      def redact_key
+        return nil unless redact
+
+        @redact_key ||= if redact_key_file
+                          key = File.binread(redact_key_file)
+                          raise CaptureError, "#{redact_key_file}: a redaction key has at least 16 bytes" if key.bytesize < 16
+
+                          key
+                        else
+                          require "securerandom"
+                          SecureRandom.bytes(32)
+                        end
+      rescue SystemCallError => e
+        raise CaptureError, "cannot read the redaction key: #{e.message}"
       end
     end
   end

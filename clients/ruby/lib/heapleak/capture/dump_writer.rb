@@ -19,45 +19,23 @@ module Heapleak
 
     class DumpWriter
       Result = Struct.new(:name, :path, :bytes, :bytes_uncompressed, :mode, :pause_seconds,
-                          :dump_seconds, :started_at, :finished_at, keyword_init: true)
+                          :dump_seconds, :started_at, :finished_at, :redacted, keyword_init: true)
 
       NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
 
-      # The compressor: stdin -> gzip level 1 -> ARGV[0] (created O_EXCL,
-      # 0600, fsynced); one JSON line on stdout with the byte counts, or the
-      # error (then the file is removed).
-      COMPRESSOR = <<~'RUBY'
-        require "zlib"; require "json"
-        $stdout.sync = true
-        path = ARGV.fetch(0)
-        bytes_in = 0
-        begin
-          File.open(path, File::WRONLY | File::CREAT | File::EXCL, 0o600) do |file|
-            gz = Zlib::GzipWriter.new(file, 1)
-            buffer = String.new(capacity: 1 << 20)
-            while $stdin.read(1 << 20, buffer)
-              bytes_in += buffer.bytesize
-              gz.write(buffer)
-            end
-            gz.finish
-            file.flush
-            file.fsync
-          end
-          $stdout.write(JSON.generate("in" => bytes_in, "out" => File.size(path)))
-        rescue Exception => e
-          File.unlink(path) rescue nil
-          $stdout.write(JSON.generate("error" => "#{e.class}: #{e.message}"))
-          exit!(1)
-        end
-      RUBY
+      # The compressor runs as a process of its own (compressor.rb).
+      COMPRESSOR = File.expand_path("compressor.rb", __dir__)
 
       attr_reader :out_dir
 
       # before_dump: called in whichever process dumps, just before dump_all
       # (tests use it to hold a child still while they kill it).
-      def initialize(out_dir:, gc: true, before_dump: nil)
+      # redact_key: bytes; when given, every string value is redacted as it
+      # is written (Redactor).
+      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil)
         @out_dir = out_dir
         @gc = gc
+        @redact_key = redact_key
         @before_dump = before_dump
         @child_pid = nil
       end
@@ -83,7 +61,7 @@ module Heapleak
         File.rename(tmp, final)
         Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
                    mode: mode, pause_seconds: pause, dump_seconds: dump_seconds,
-                   started_at: started_at, finished_at: Time.now)
+                   started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
       ensure
         File.unlink(tmp) if tmp && File.exist?(tmp)
       end
@@ -122,7 +100,8 @@ module Heapleak
 
       def spawn_compressor(tmp, input)
         result_r, result_w = IO.pipe
-        pid = Process.spawn(RbConfig.ruby, "-e", COMPRESSOR, tmp, in: input, out: result_w, err: File::NULL)
+        env = @redact_key ? { "HEAPLEAK_CAPTURE_REDACT_KEY" => @redact_key.unpack1("H*") } : {}
+        pid = Process.spawn(env, RbConfig.ruby, COMPRESSOR, tmp, in: input, out: result_w, err: File::NULL)
         result_w.close
         [pid, result_r]
       end

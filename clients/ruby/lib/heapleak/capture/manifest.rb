@@ -43,7 +43,7 @@ module Heapleak
             "started_at" => result.started_at.utc.iso8601(6),
             "finished_at" => result.finished_at.utc.iso8601(6),
             "bytes" => result.bytes, "bytes_uncompressed" => result.bytes_uncompressed,
-            "compression" => "gzip-1", "gem_version" => VERSION
+            "compression" => "gzip-1", "redacted" => result.redacted, "gem_version" => VERSION
           }
         }
       end

@@ -49,16 +49,27 @@ redacted = plain.map do |path|
   target
 end
 
-texts = redacted.map { |p| Zlib::GzipReader.open(p, &:read) }
+# The same series through `heapleak redact` (dumps taken without the gem).
+cli_dir = File.join(dir, "cli")
+Dir.mkdir(cli_dir, 0o700)
+key_file = File.join(dir, "key")
+File.write(key_file, key)
+_, err, status = Open3.capture3(heapleak, "redact", "--key-file", key_file, *plain, cli_dir)
+check(status.success?, "heapleak redact A B C DIR (#{err.strip})")
+cli = plain.map { |p| File.join(cli_dir, File.basename(p)) }
+check(cli.all? { |p| File.stat(p).mode & 0o777 == 0o600 }, "heapleak redact writes 0600")
+
+texts = (redacted + cli).map { |p| Zlib::GzipReader.open(p, &:read) }
 check(texts.none? { |t| t.include?("@example.com") || t.include?("tok_visa_") }, "no email or card token survives")
 check(Zlib::GzipReader.open(plain[1], &:read).include?("@example.com"), "the plain dumps held them")
 
-rows = [plain, redacted].map do |paths|
+rows = [plain, redacted, cli].map do |paths|
   out, err, status = Open3.capture3(heapleak, "explain", "--json", *paths)
   fail!("explain: #{err}") unless status.success?
   JSON.parse(out)["leaks"].map { |l| [l["key"], l["count"], l["memsize"], l["retained"], l.dig("holder", "address")] }
 end
-check(rows[0] == rows[1], "explain gives the same #{rows[0].size} rows on the redacted series")
+check(rows[0] == rows[1], "explain gives the same #{rows[0].size} rows on the series the gem redacted")
+check(rows[0] == rows[2], "explain gives the same #{rows[0].size} rows on the series heapleak redact redacted")
 first, right, site = explain_first_row(heapleak, redacted, __FILE__)
 check(right, "the first row (#{first['key']}) holds objects allocated at #{site}")
 puts "1 passed, 0 failed"

@@ -2,7 +2,7 @@
 
 # Sidekiq with a real redis-server (started here, on a unix socket) runs a
 # leaky job while this script keeps enqueuing; heapleak-capture takes a
-# traced series every 150 jobs; `heapleak explain` must put the leak first.
+# traced series every 150 jobs (heapleak capture --series); `heapleak explain` must put the leak first.
 # usage: ruby tests/capture/sidekiq_e2e.rb HEAPLEAK
 require_relative "support"
 
@@ -41,11 +41,14 @@ begin
     n
   end
 
-  stdout, stderr, code = capture("series", sidekiq.to_s, "--dir", sockets, "--out", out, "--every", "150",
-                                 "--trace", "--timeout", "120")
-  puts stderr
-  check(code.zero?, "series of the Sidekiq process every 150 jobs (exit #{code})")
-  paths = stdout.split("\n")
+  # heapleak's own client this time (puma_e2e.rb uses the gem's): the series,
+  # then explain on it.
+  stdout, stderr, status = Open3.capture3(heapleak, "capture", sidekiq.to_s, "--dir", sockets, "--out", out,
+                                          "--series", "--every", "150", "--trace", "--timeout", "120s")
+  puts stderr, stdout
+  check(status.success?, "heapleak capture --series of the Sidekiq process every 150 jobs (exit #{status.exitstatus})")
+  check(stdout.include?("Leaks by bytes retained"), "heapleak capture ends with explain")
+  paths = stdout.split("\n").grep(/\.json\.gz\z/)
   check(paths.size == 3 && paths.all? { |p| File.size?(p) }, "the series wrote A, B, C")
   status_out, = capture("status", socket, "--json")
   status = JSON.parse(status_out)

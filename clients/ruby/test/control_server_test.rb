@@ -80,6 +80,27 @@ class ControlServerTest < Minitest::Test
     assert_match(/rate limit/, third["error"])
   end
 
+  # The limit source pointed at files this test writes (a cgroup of 300 MiB
+  # with 20 MiB left): no fork, no inline, a refusal with the numbers.
+  def test_a_cgroup_too_small_for_a_fork_refuses_with_the_numbers
+    dir = private_dir
+    limits = File.join(dir, "limits")
+    Dir.mkdir(limits)
+    File.write(File.join(limits, "memory.max"), "#{300 << 20}\n")
+    File.write(File.join(limits, "memory.current"), "#{280 << 20}\n")
+    Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0, cgroup_dir: limits)
+    answer = request("method" => "dump", "name" => "A", "out" => File.join(dir, "out"))
+    refute answer["ok"]
+    assert_equal "refused", answer["kind"]
+    assert_match(/20\.0 MiB free of 300\.0 MiB \(cgroup v2/, answer["error"])
+    refute File.exist?(File.join(dir, "out", "A.json.gz"))
+
+    Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0, cgroup_dir: limits, allow_inline: true)
+    answer = request("method" => "dump", "name" => "A", "out" => File.join(dir, "out"))
+    assert answer["ok"], answer["error"]
+    assert_equal "inline", answer["result"]["mode"]
+  end
+
   def test_bad_requests_get_an_error_and_the_server_keeps_serving
     enable
     socket = UNIXSocket.new(Capture.server.path)

@@ -5,6 +5,15 @@
 namespace heapleak {
 namespace {
 
+// glibc's memmem (two-way): string_view::find stops at every '"' of a JSON
+// line to compare, and a dump line is mostly quotes.
+std::size_t find(std::string_view haystack, std::string_view needle, std::size_t from = 0) {
+  if (from > haystack.size()) return std::string_view::npos;
+  const void* at =
+      ::memmem(haystack.data() + from, haystack.size() - from, needle.data(), needle.size());
+  return at ? static_cast<const char*>(at) - haystack.data() : std::string_view::npos;
+}
+
 constexpr std::string_view kStringType = "\"type\":\"STRING\"";
 constexpr std::string_view kValue = "\"value\":\"";
 
@@ -75,11 +84,11 @@ std::string StringRedactor::mask(std::string_view escaped, std::size_t length) c
 }
 
 bool StringRedactor::redact_line(std::string_view line, std::string& out) const {
-  if (line.find(kStringType) == std::string_view::npos) {
+  if (find(line, kStringType) == std::string_view::npos) {
     out.append(line);
     return false;
   }
-  const std::size_t value = line.find(kValue);
+  const std::size_t value = find(line, kValue);
   if (value == std::string_view::npos) {
     out.append(line);
     return false;

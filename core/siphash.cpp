@@ -52,7 +52,7 @@ std::uint64_t siphash24(const SipKey& key, std::string_view data) {
   std::size_t k = 0;
   for (; k + 8 <= n; k += 8) s.absorb(load_le64(p + k));
   unsigned char tail[8] = {};
-  std::memcpy(tail, p + k, n - k);
+  if (n > k) std::memcpy(tail, p + k, n - k);
   s.absorb(load_le64(tail) | (static_cast<std::uint64_t>(n & 0xff) << 56));
   s.v2 ^= 0xff;
   for (int r = 0; r < 4; ++r) s.round();

@@ -15,6 +15,8 @@ PACKAGES=(
   ruby-rack ruby-sinatra ruby-activesupport ruby-concurrent ruby-i18n
   # the README's test hook under RSpec (tests/check/test_parallel_hook.py)
   ruby-rspec
+  # the capture gem's tests: minitest, and real Puma, Sidekiq and Redis
+  ruby-minitest puma ruby-sidekiq redis-server
 )
 
 missing=()

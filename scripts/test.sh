@@ -12,8 +12,11 @@
 #      protocol, daemon, client and hardening tests under ThreadSanitizer;
 #      any sanitizer report from any process fails the run;
 #   3. each libFuzzer target for a bounded time (tests/fuzz/run.sh);
-#   4. the VS Code extension: node --test units and integration tests against
-#      the real heapleakd, then the e2e in a real VS Code (code-server).
+#   4. the packages: the .deb (installed with dpkg -i), the .tar.gz and the
+#      capture gem (gem install --local), each run as a user would;
+#   5. the VS Code extension: node --test units and integration tests against
+#      the installed heapleakd, then the e2e in a real VS Code (code-server)
+#      with the packaged .vsix; then the .deb is removed.
 # Exits non-zero on any failure, and when no test ran at all (the test
 # presets set noTestsAction=error). This is what .ci/run calls.
 # Set HEAPLEAK_QUICK=1 to run step 1 only.
@@ -39,5 +42,12 @@ ctest --preset dev -L '^(apps|rubies)$' -j2 "$@"
 echo "== fuzzing (bounded)"
 ./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}"
 
+# The packages a user installs (.deb, .tar.gz, the gem; tests/packages/run.sh),
+# then the editor tests against the installed /usr/bin/heapleakd, the .vsix
+# installed into code-server; the .deb is removed again, also on a failure.
+echo "== packages"
+trap 'dpkg -r heapleak >/dev/null 2>&1 || true' EXIT
+./tests/packages/run.sh build/dev install
 # The editor tests, like CTest's, never read or fill the user's heap cache.
-HEAPLEAK_NO_CACHE=1 HEAPLEAK_DAEMON="$PWD/build/dev/daemon/heapleakd" ./clients/vscode/test/run-all.sh
+HEAPLEAK_NO_CACHE=1 HEAPLEAK_DAEMON=/usr/bin/heapleakd ./clients/vscode/test/run-all.sh
+./tests/packages/run.sh build/dev remove

@@ -16,5 +16,7 @@ int run_owner(const std::vector<std::string>& argv);
 int run_top(const std::vector<std::string>& argv);
 int run_check(const std::vector<std::string>& argv);
 int run_cache(const std::vector<std::string>& argv);
+int run_redact(const std::vector<std::string>& argv);
+int run_capture(const std::vector<std::string>& argv);
 
 }  // namespace heapleak::cli

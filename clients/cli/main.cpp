@@ -32,6 +32,10 @@ usage:
       the leak gate for CI: exit 5 on a new leak or over budget
   heapleak cache list|clear [--json]
       the cached images of parsed dumps (reopened without parsing), or delete them
+  heapleak capture PID|SOCKET --out DIR [--series] [--interval T] [--every N] [--trace]
+      dumps from a live Ruby process running the heapleak-capture gem (then explain)
+  heapleak redact IN OUT | IN... OUTDIR [--key-file FILE]
+      a copy of dumps with every string value replaced by a keyed hash of its length
 
 Every command that loads takes --no-cache, --cache-dir DIR (default
 $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak)
@@ -100,6 +104,8 @@ int main(int argc, char** argv) {
     if (command == "owner") return run_owner(args);
     if (command == "top") return run_top(args);
     if (command == "check") return run_check(args);
+    if (command == "redact") return run_redact(args);
+    if (command == "capture") return run_capture(args);
     if (command == "--help" || command == "-h" || command == "help") {
       std::cout << kUsage;
       return kExitOk;

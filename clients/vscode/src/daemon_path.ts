@@ -55,7 +55,8 @@ export function resolveDaemonPath(lookup: DaemonLookup): DaemonResolution {
     tried,
     message:
       'heapleakd was not found on PATH nor in build/dev/daemon or build/release/daemon of the workspace. ' +
-      'Build it (cmake --preset dev && cmake --build build/dev --target heapleakd) or set heapleak.daemonPath ' +
+      'Install heapleak (the .deb or the .tar.gz: see docs/install.md), build it (cmake --preset dev && ' +
+      'cmake --build build/dev --target heapleakd), or set heapleak.daemonPath ' +
       'to the heapleakd executable.',
   };
 }

@@ -1,0 +1,196 @@
+# frozen_string_literal: true
+
+require "json"
+require "objspace"
+require "rbconfig"
+
+# Writes one heap dump safely: gzip (level 1) into a dot-named `.tmp` file of
+# mode 0600, fsynced, renamed to NAME.json.gz only once complete, so a full
+# disk, a killed child or a crash never leaves a file that looks complete.
+#   fork   a forked child dumps into a pipe to a compressor process; the
+#          parent is paused only for the fork. The child has one thread, so
+#          nothing can allocate while dump_all walks the heap.
+#   inline this process dumps into a plain temporary file (a file never
+#          blocks on a reader: other threads stay off the heap being walked),
+#          then a compressor process packs it while this process serves on.
+module Heapleak
+  module Capture
+    class CaptureError < StandardError; end
+
+    class DumpWriter
+      Result = Struct.new(:name, :path, :bytes, :bytes_uncompressed, :mode, :pause_seconds,
+                          :dump_seconds, :started_at, :finished_at, :redacted, keyword_init: true)
+
+      NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
+
+      # The compressor runs as a process of its own (compressor.rb).
+      COMPRESSOR = File.expand_path("compressor.rb", __dir__)
+
+      attr_reader :out_dir
+
+      # before_dump: called in whichever process dumps, just before dump_all
+      # (tests use it to hold a child still while they kill it).
+      # redact_key: bytes; when given, every string value is redacted as it
+      # is written (Redactor).
+      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil)
+        @out_dir = out_dir
+        @gc = gc
+        @redact_key = redact_key
+        @before_dump = before_dump
+        @child_pid = nil
+      end
+
+      # The pid of a forked child dumping now, else nil.
+      attr_reader :child_pid
+
+      def path_for(name)
+        File.join(@out_dir, "#{name}.json.gz")
+      end
+
+      def write(name, mode)
+        raise CaptureError, "bad dump name #{name.inspect}: letters, digits, _ . - only" unless NAME.match?(name)
+
+        prepare_out_dir
+        remove_stale_temporaries
+        final = path_for(name)
+        tmp = File.join(@out_dir, ".#{name}.json.gz.#{Process.pid}.tmp")
+        File.unlink(tmp) if File.exist?(tmp)
+        started_at = Time.now
+        GC.start if @gc
+        counts, pause, dump_seconds = mode == :fork ? write_forked(tmp) : write_inline(tmp)
+        File.rename(tmp, final)
+        Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
+                   mode: mode, pause_seconds: pause, dump_seconds: dump_seconds,
+                   started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
+      ensure
+        File.unlink(tmp) if tmp && File.exist?(tmp)
+      end
+
+      private
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+      def prepare_out_dir
+        Dir.mkdir(@out_dir, 0o700) unless File.directory?(@out_dir)
+      rescue SystemCallError => e
+        raise CaptureError, "cannot make the output folder #{@out_dir}: #{e.message}"
+      end
+
+      # Temporaries whose writer is gone (killed mid-dump, a crash): removed,
+      # so they never pile up nor pass for a dump.
+      def remove_stale_temporaries
+        Dir.glob(File.join(@out_dir, ".*.json.gz.*.tmp")).each do |path|
+          pid = path[/\.(\d+)\.tmp\z/, 1].to_i
+          next if pid == Process.pid || alive?(pid)
+
+          File.unlink(path)
+        rescue SystemCallError
+          nil
+        end
+      end
+
+      def alive?(pid)
+        Process.kill(0, pid)
+        true
+      rescue Errno::ESRCH
+        false
+      rescue Errno::EPERM
+        true
+      end
+
+      def spawn_compressor(tmp, input)
+        result_r, result_w = IO.pipe
+        env = @redact_key ? { "HEAPLEAK_CAPTURE_REDACT_KEY" => @redact_key.unpack1("H*") } : {}
+        pid = Process.spawn(env, RbConfig.ruby, COMPRESSOR, tmp, in: input, out: result_w, err: File::NULL)
+        result_w.close
+        [pid, result_r]
+      end
+
+      def finish_compressor(pid, result_r)
+        text = result_r.read
+        result_r.close
+        _, status = Process.wait2(pid)
+        counts = begin
+          JSON.parse(text)
+        rescue JSON::ParserError
+          { "error" => "the compressor died (#{status})" }
+        end
+        raise CaptureError, "writing the dump failed: #{counts['error']}" if counts["error"] || !status.success?
+
+        counts
+      end
+
+      def write_inline(tmp)
+        raw = "#{tmp}.raw"
+        t0 = now
+        File.open(raw, File::WRONLY | File::CREAT | File::EXCL, 0o600) do |file|
+          @before_dump&.call
+          ObjectSpace.dump_all(output: file)
+          file.flush
+        end
+        pause = now - t0
+        File.open(raw) do |input|
+          pid, result_r = spawn_compressor(tmp, input)
+          counts = finish_compressor(pid, result_r)
+          [counts, pause, now - t0]
+        end
+      rescue SystemCallError => e
+        raise CaptureError, "writing the dump failed: #{e.message}"
+      ensure
+        File.unlink(raw) if raw && File.exist?(raw)
+      end
+
+      def write_forked(tmp)
+        report_r, report_w = IO.pipe
+        t0 = now
+        Capture.forking_for_dump do
+          @child_pid = Process.fork { dump_in_child(tmp, report_r, report_w) }
+        end
+        pause = now - t0
+        report_w.close
+        text = report_r.read
+        report_r.close
+        _, status = Process.wait2(@child_pid)
+        report = begin
+          JSON.parse(text)
+        rescue JSON::ParserError
+          {}
+        end
+        unless status.success? && report["in"]
+          why = report["error"] || (status.signaled? ? "the dumping child was killed by #{Signal.signame(status.termsig).then { |s| "SIG#{s}" }}" : "the dumping child exited with #{status.exitstatus}")
+          raise CaptureError, why.start_with?("writing") ? why : "writing the dump failed: #{why}"
+        end
+        [report, pause, report.fetch("seconds")]
+      ensure
+        @child_pid = nil
+        report_r.close if report_r && !report_r.closed?
+        report_w.close if report_w && !report_w.closed?
+      end
+
+      # In the child: dump into a pipe to the compressor, report to the parent,
+      # and leave with exit! (no at_exit handler, no finalizer of the parent's).
+      def dump_in_child(tmp, report_r, report_w)
+        report_r.close
+        t0 = now
+        pipe_r, pipe_w = IO.pipe
+        pid, result_r = spawn_compressor(tmp, pipe_r)
+        pipe_r.close
+        begin
+          @before_dump&.call
+          ObjectSpace.dump_all(output: pipe_w)
+        rescue SystemCallError, IOError
+          nil # the compressor stopped reading: its own report says why
+        ensure
+          pipe_w.close unless pipe_w.closed?
+        end
+        counts = finish_compressor(pid, result_r)
+        report_w.write(JSON.generate(counts.merge("seconds" => now - t0)))
+        report_w.close
+        exit!(0)
+      rescue Exception => e # rubocop:disable Lint/RescueException
+        report_w.write(JSON.generate("error" => e.message)) rescue nil
+        exit!(1)
+      end
+    end
+  end
+end

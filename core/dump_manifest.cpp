@@ -1,0 +1,56 @@
+#include "core/dump_manifest.h"
+
+#include <simdjson.h>
+#include <sys/stat.h>
+
+namespace heapleak {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A manifest is a few KB; anything larger is not one.
+constexpr off_t kMaxManifestBytes = 1 << 20;
+
+}  // namespace
+
+std::string manifest_path_for(const std::string& dump_path) {
+  std::string stem = dump_path;
+  if (ends_with(stem, ".gz")) stem.resize(stem.size() - 3);
+  if (ends_with(stem, ".json")) stem.resize(stem.size() - 5);
+  return stem + ".manifest.json";
+}
+
+std::optional<DumpManifest> read_manifest_for(const std::string& dump_path) {
+  const std::string path = manifest_path_for(dump_path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxManifestBytes)
+    return std::nullopt;
+  simdjson::padded_string text;
+  if (simdjson::padded_string::load(path).get(text)) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(text).get(root)) return std::nullopt;
+  std::string_view format;
+  if (root["format"].get(format) || format != "heapleak-capture-manifest") return std::nullopt;
+
+  DumpManifest manifest;
+  manifest.path = path;
+  std::int64_t pid = 0;
+  std::string_view started_at, hostname, mode;
+  std::uint64_t gc_count = 0, compact_count = 0;
+  if (root["process"]["pid"].get(pid) || root["process"]["started_at"].get(started_at) ||
+      root["gc"]["count"].get(gc_count) || root["gc"]["compact_count"].get(compact_count))
+    return std::nullopt;
+  manifest.pid = pid;
+  manifest.started_at = std::string(started_at);
+  manifest.gc_count = gc_count;
+  manifest.compact_count = compact_count;
+  if (!root["process"]["hostname"].get(hostname)) manifest.hostname = std::string(hostname);
+  if (!root["capture"]["mode"].get(mode)) manifest.mode = std::string(mode);
+  return manifest;
+}
+
+}  // namespace heapleak

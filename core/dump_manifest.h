@@ -1,0 +1,31 @@
+// The manifest the capture gem writes beside each dump (DIR/NAME.manifest.json
+// for DIR/NAME.json[.gz], clients/ruby): which process wrote the dump and
+// its GC counters then. When every dump of a series has one, whether they are
+// one series is known, not guessed: the same pid and process start time, GC
+// counts rising in order, no compaction (compact_count) in between.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace heapleak {
+
+struct DumpManifest {
+  std::string path;  // the manifest file
+  std::int64_t pid = 0;
+  std::string started_at;  // the process's start time, as written
+  std::string hostname;
+  std::uint64_t gc_count = 0;
+  std::uint64_t compact_count = 0;
+  std::string mode;  // fork or inline
+};
+
+// The manifest's path for a dump: A.json.gz and A.json -> A.manifest.json.
+std::string manifest_path_for(const std::string& dump_path);
+
+// Reads the manifest beside `dump_path`; nullopt when there is none or it is
+// not a capture manifest (a damaged one is ignored: the heuristics apply).
+std::optional<DumpManifest> read_manifest_for(const std::string& dump_path);
+
+}  // namespace heapleak

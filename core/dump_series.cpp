@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+
+#include "core/dump_manifest.h"
 
 namespace heapleak {
 
@@ -67,7 +70,43 @@ struct Dump {
   std::string letter;
   std::vector<std::uint64_t> pages;
   std::uint32_t generation;
+  std::optional<DumpManifest> manifest;
 };
+
+// Both dumps have a manifest: what they record decides.
+void check_pair_by_manifests(const Dump& x, const Dump& y, SeriesCheck& out) {
+  const DumpManifest& mx = *x.manifest;
+  const DumpManifest& my = *y.manifest;
+  const std::string names =
+      x.letter + " (" + file_name(*x.heap) + ") and " + y.letter + " (" + file_name(*y.heap) + ")";
+  auto process = [](const DumpManifest& m) {
+    return "pid " + std::to_string(m.pid) + (m.hostname.empty() ? "" : " on " + m.hostname) +
+           " started " + m.started_at;
+  };
+  if (mx.pid != my.pid || mx.started_at != my.started_at || mx.hostname != my.hostname) {
+    out.findings.push_back({SeriesProblem::kOtherProcess, x.letter, y.letter,
+                            names + " are not from one process: their manifests say " +
+                                process(mx) + " and " + process(my) +
+                                ": take all the dumps of one process",
+                            true});
+    return;
+  }
+  if (my.gc_count < mx.gc_count) {
+    out.findings.push_back({SeriesProblem::kOutOfOrder, x.letter, y.letter,
+                            names + " are out of order: their manifests say GC count " +
+                                std::to_string(mx.gc_count) + " then " +
+                                std::to_string(my.gc_count) + ": give the dumps oldest first",
+                            true});
+  } else if (my.compact_count != mx.compact_count) {
+    out.findings.push_back(
+        {SeriesProblem::kCompacted, x.letter, y.letter,
+         "the heap was compacted between " + names + " (GC compact_count " +
+             std::to_string(mx.compact_count) + " -> " + std::to_string(my.compact_count) +
+             " in their manifests: GC.compact, auto_compact or Process.warmup): objects "
+             "moved, so they cannot be compared by address; take the series again",
+         true});
+  }
+}
 
 void check_pair(const Dump& x, const Dump& y, SeriesCheck& out) {
   const std::string names =
@@ -115,22 +154,33 @@ const char* series_problem_name(SeriesProblem problem) {
 
 bool SeriesCheck::broken() const {
   return std::any_of(findings.begin(), findings.end(), [](const SeriesFinding& finding) {
-    return finding.problem != SeriesProblem::kCompacted;
+    return finding.problem != SeriesProblem::kCompacted || finding.from_manifest;
   });
 }
 
 SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted) {
   std::vector<Dump> dumps;
-  dumps.push_back({&a, "A", pages_of(a), newest_generation(a)});
-  dumps.push_back({&b, "B", pages_of(b), newest_generation(b)});
-  if (c) dumps.push_back({c, "C", pages_of(*c), newest_generation(*c)});
+  auto dump = [](const Heap& heap, const char* letter) {
+    return Dump{&heap, letter, pages_of(heap), newest_generation(heap),
+                read_manifest_for(heap.report().path)};
+  };
+  dumps.push_back(dump(a, "A"));
+  dumps.push_back(dump(b, "B"));
+  if (c) dumps.push_back(dump(*c, "C"));
   SeriesCheck out;
   // The diff's compaction flag covers the whole series: said once, for the
   // pair it is about only when the other pair is clean.
+  bool all_by_manifest = true;
   for (std::size_t k = 0; k + 1 < dumps.size(); ++k) {
-    check_pair(dumps[k], dumps[k + 1], out);
+    if (dumps[k].manifest && dumps[k + 1].manifest) {
+      check_pair_by_manifests(dumps[k], dumps[k + 1], out);
+    } else {
+      all_by_manifest = false;
+      check_pair(dumps[k], dumps[k + 1], out);
+    }
   }
-  if (compacted && !out.broken()) {
+  // The manifests' compact_count is the truth where every pair has them.
+  if (compacted && !out.broken() && !all_by_manifest) {
     out.findings.push_back({SeriesProblem::kCompacted, "A", c ? "C" : "B",
                             "the dumps are one process, compacted between them (GC.compact or "
                             "auto_compact moved objects)"});
@@ -149,7 +199,9 @@ void add_series_warnings(const SeriesCheck& check, std::vector<std::string>& war
     });
   }
   for (const SeriesFinding& finding : check.findings) {
-    if (finding.problem == SeriesProblem::kCompacted) continue;  // the diff says it already
+    // The diff says a compaction it inferred already; one the manifests
+    // record is said here.
+    if (finding.problem == SeriesProblem::kCompacted && !finding.from_manifest) continue;
     warnings.push_back(finding.message);
   }
 }

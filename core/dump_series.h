@@ -23,18 +23,23 @@ struct SeriesFinding {
   std::string first;    // "A", "B"
   std::string second;   // "B", "C"
   std::string message;  // for people, naming both files
+  // Read from the capture gem's manifests (core/dump_manifest.h), not
+  // inferred: a compaction they record breaks the series too.
+  bool from_manifest = false;
 };
 
 struct SeriesCheck {
   std::vector<SeriesFinding> findings;
   // Not one series: another process or out of order. Compaction alone keeps
-  // the series (the diff says what it can still tell).
+  // the series (the diff says what it can still tell), unless the manifests
+  // record it: then the dumps are known not to compare by address.
   bool broken() const;
 };
 
 // `compacted`: the diff found few objects unchanged across a pair
 // (LeakDiff::compacted); reported as such only when the dumps are otherwise
-// one series.
+// one series. A pair whose dumps both have a capture manifest is judged by
+// the manifests (pid and start time, GC count, compact_count) instead.
 SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted);
 
 // Adds the findings to a diff's warnings; when a pair is from another

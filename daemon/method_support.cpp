@@ -118,7 +118,8 @@ boost::json::object series_json(const SeriesCheck& series) {
     findings.push_back(boost::json::object{{"problem", series_problem_name(finding.problem)},
                                            {"first", finding.first},
                                            {"second", finding.second},
-                                           {"message", finding.message}});
+                                           {"message", finding.message},
+                                           {"fromManifest", finding.from_manifest}});
   }
   return boost::json::object{{"oneSeries", !series.broken()}, {"findings", std::move(findings)}};
 }

@@ -231,7 +231,7 @@ int run_check(const std::vector<std::string>& argv) {
     const SeriesCheck series = check_series(*heaps[0], *heaps[1], third, judged->compacted);
     add_series_warnings(series, judged->warnings);
     for (const SeriesFinding& finding : series.findings) {
-      if (finding.problem == SeriesProblem::kCompacted) continue;
+      if (finding.problem == SeriesProblem::kCompacted && !finding.from_manifest) continue;
       problems.push_back({series_problem_name(finding.problem), "", finding.message});
     }
   }

@@ -3,6 +3,7 @@
 # Shared by the capture end-to-end tests: a scratch folder, processes that are
 # always stopped, the heapleak-capture command, and the verdict of
 # `heapleak explain` on the captured series.
+require "fileutils"
 require "json"
 require "open3"
 require "socket"

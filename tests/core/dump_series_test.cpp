@@ -1,8 +1,13 @@
 #include "core/dump_series.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
+#include "core/loader.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -91,4 +96,88 @@ TEST_CASE("too small a heap to tell is never flagged", "[dump_series]") {
   auto a = dump(0x7f0000000000, 2);
   auto b = dump(0x55aa00000000, 2);
   CHECK(check_series(*a, *b, nullptr, false).findings.empty());
+}
+
+namespace {
+
+// A folder of dumps, each with the capture gem's manifest beside it.
+struct ManifestSeries {
+  std::string dir;
+  ManifestSeries() {
+    char pattern[] = "/tmp/heapleak-series-XXXXXX";
+    dir = ::mkdtemp(pattern);
+  }
+  ~ManifestSeries() { std::system(("rm -rf " + dir).c_str()); }
+
+  std::shared_ptr<const Heap> add(const std::string& name, std::uint64_t base, int pid,
+                                  int gc_count, int compact_count) {
+    // The same heap pages each time: the page heuristic alone would call these one series.
+    const std::string path = dir + "/" + name + ".json";
+    {
+      std::ofstream out(path);
+      out << join_lines({class_line("0x7f0000008000", "User"),
+                         object_line({"0x7f0000000028", "OBJECT", "0x7f0000008000", {}, ""}),
+                         object_line({"0x7f0000010028", "OBJECT", "0x7f0000008000", {}, ""}),
+                         object_line({"0x7f0000020028", "OBJECT", "0x7f0000008000", {}, ""}),
+                         object_line({"0x7f0000030028", "OBJECT", "0x7f0000008000", {}, ""})});
+    }
+    std::ofstream(dir + "/" + name + ".manifest.json")
+        << R"({"format":"heapleak-capture-manifest","process":{"pid":)" << pid
+        << R"(,"started_at":"2026-12-05T01:00:00Z","hostname":"web-1"},"gc":{"count":)" << gc_count
+        << R"(,"compact_count":)" << compact_count << R"(},"capture":{"mode":"fork"}})";
+    auto heap = load_heap(path, {});
+    REQUIRE(heap);
+    return *heap;
+  }
+};
+
+const SeriesFinding* finding_of(const SeriesCheck& check, SeriesProblem problem) {
+  for (const auto& finding : check.findings)
+    if (finding.problem == problem) return &finding;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the capture manifests decide: another process, out of order, a compaction",
+          "[dump_series]") {
+  ManifestSeries series;
+  SECTION("one process, in order: one series") {
+    auto a = series.add("A", 0x7f0000000000, 42, 10, 0);
+    auto b = series.add("B", 0x7f0000000000, 42, 12, 0);
+    auto c = series.add("C", 0x7f0000000000, 42, 14, 0);
+    const SeriesCheck check = check_series(*a, *b, c.get(), /*compacted=*/true);
+    CHECK(check.findings.empty());  // the manifests say no compaction: the heuristic is not asked
+    CHECK_FALSE(check.broken());
+  }
+  SECTION("another pid, though every heap page is shared") {
+    auto a = series.add("A", 0x7f0000000000, 42, 10, 0);
+    auto b = series.add("B", 0x7f0000000000, 43, 12, 0);
+    const SeriesCheck check = check_series(*a, *b, nullptr, false);
+    const auto* finding = finding_of(check, SeriesProblem::kOtherProcess);
+    REQUIRE(finding);
+    CHECK(finding->from_manifest);
+    CHECK(finding->message.find("pid 42") != std::string::npos);
+    CHECK(check.broken());
+  }
+  SECTION("GC count going back") {
+    auto a = series.add("A", 0x7f0000000000, 42, 14, 0);
+    auto b = series.add("B", 0x7f0000000000, 42, 10, 0);
+    const SeriesCheck check = check_series(*a, *b, nullptr, false);
+    REQUIRE(finding_of(check, SeriesProblem::kOutOfOrder));
+    CHECK(check.broken());
+  }
+  SECTION("a recorded compaction breaks the series and is said") {
+    auto a = series.add("A", 0x7f0000000000, 42, 10, 0);
+    auto b = series.add("B", 0x7f0000000000, 42, 12, 1);
+    const SeriesCheck check = check_series(*a, *b, nullptr, false);
+    const auto* finding = finding_of(check, SeriesProblem::kCompacted);
+    REQUIRE(finding);
+    CHECK(finding->message.find("compact_count 0 -> 1") != std::string::npos);
+    CHECK(check.broken());
+    std::vector<std::string> warnings;
+    add_series_warnings(check, warnings);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] == finding->message);
+  }
 }

@@ -1,0 +1,53 @@
+# frozen_string_literal: true
+
+# heapleak reads the capture manifests: a series with a GC.compact between
+# two dumps is refused by `heapleak check` (exit 6, "compact_count") and
+# warned by explain; dumps of two processes are refused although their heap
+# pages would pass for one process; a clean series is judged.
+# usage: ruby tests/capture/manifest_series_e2e.rb HEAPLEAK
+require_relative "support"
+$LOAD_PATH.unshift(CaptureE2E::GEM_LIB)
+require "heapleak/capture"
+require "heapleak/capture/control_client"
+
+include CaptureE2E # rubocop:disable Style/MixinUsage
+heapleak = ARGV.fetch(0)
+dir = scratch
+KEPT = []
+Heapleak::Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0)
+client = Heapleak::Capture::ControlClient.new(Heapleak::Capture.server.path)
+
+def series(client, out, compact: false)
+  worker = Thread.new { 300.times { KEPT << "kept #{rand}"; sleep 0.002 } }
+  request = Thread.new { client.request("method" => "series", "names" => %w[A B C], "interval" => 0.4, "out" => out) }
+  if compact
+    sleep 0.05 until File.exist?(File.join(out, "A.manifest.json"))
+    GC.compact
+  end
+  answer = request.value
+  worker.join
+  fail!("series: #{answer['error']}") unless answer["ok"]
+  %w[A B C].map { |n| File.join(out, "#{n}.json.gz") }
+end
+
+clean = series(client, File.join(dir, "clean"))
+_, err, status = Open3.capture3(heapleak, "check", *clean)
+check(status.exitstatus != 6, "a clean series is judged (exit #{status.exitstatus}) #{err.lines.first}")
+
+if GC.respond_to?(:compact)
+  compacted = series(client, File.join(dir, "compacted"), compact: true)
+  out, err, status = Open3.capture3(heapleak, "check", *compacted)
+  check(status.exitstatus == 6 && (out + err).include?("compact_count"), "check refuses a series compacted between A and B (exit #{status.exitstatus})")
+  _, err, = Open3.capture3(heapleak, "explain", *compacted)
+  check(err.include?("compact_count 0 -> 1"), "explain warns of it")
+end
+
+# B's manifest from another process: same pages, another pid.
+other = File.join(dir, "other")
+FileUtils.cp_r(File.join(dir, "clean"), other)
+manifest = JSON.parse(File.read(File.join(other, "B.manifest.json")))
+manifest["process"]["pid"] += 1
+File.write(File.join(other, "B.manifest.json"), JSON.generate(manifest))
+out, err, status = Open3.capture3(heapleak, "check", *%w[A B C].map { |n| File.join(other, "#{n}.json.gz") })
+check(status.exitstatus == 6 && (out + err).include?("not from one process"), "check refuses dumps the manifests place in two processes")
+puts "1 passed, 0 failed"

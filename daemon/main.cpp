@@ -10,8 +10,8 @@
 
 #include "daemon/daemon_context.h"
 #include "daemon/daemon_options.h"
-#include "daemon/mcp_session.h"
-#include "daemon/mcp_tools.h"
+#include "daemon/mcp/mcp_session.h"
+#include "daemon/mcp/mcp_tools.h"
 #include "daemon/method_table.h"
 #include "daemon/socket_server.h"
 #include "daemon/stdio_server.h"

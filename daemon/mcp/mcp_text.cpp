@@ -1,4 +1,4 @@
-#include "daemon/mcp_text.h"
+#include "daemon/mcp/mcp_text.h"
 
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,4 +1,4 @@
-#include "daemon/mcp_tools.h"
+#include "daemon/mcp/mcp_tools.h"
 
 #include <boost/json/value.hpp>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/mcp_catalog.h"
-#include "daemon/mcp_text.h"
+#include "daemon/mcp/mcp_catalog.h"
+#include "daemon/mcp/mcp_text.h"
 #include "protocol/error.h"
 #include "protocol/error_codes.h"
 #include "protocol/method_names.h"

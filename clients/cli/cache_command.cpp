@@ -5,12 +5,12 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "clients/common/human_bytes.h"
 #include "core/analysis_cost.h"
 #include "results/cache_json.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::cli {
-using clients::human_bytes;
+using text::human_bytes;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak cache list|clear [--json] [--cache-dir DIR]

@@ -50,7 +50,7 @@ options:
 )";
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
-  return clients::grouped(n) + " " + (n == 1 ? one : many);
+  return text::grouped(n) + " " + (n == 1 ? one : many);
 }
 
 std::string first_site(const LeakCluster& row) {

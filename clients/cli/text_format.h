@@ -1,16 +1,16 @@
 // Text renderings shared by the one-shot CLI's commands: one object in a
-// line, a root path in a line; byte counts come from clients/common.
+// line, a root path in a line; byte counts come from results/text.
 #pragma once
 
 #include <string>
 
-#include "clients/common/human_bytes.h"
 #include "core/heap.h"
 #include "core/root_paths.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::cli {
 
-using clients::human_bytes;  // "80 B", "84.6 KiB", "1.5 MiB"
+using text::human_bytes;  // "80 B", "84.6 KiB", "1.5 MiB"
 
 std::string describe_object(const Heap& heap, ObjectIndex i);  // "0x.. User (app/user.rb:3)"
 std::string describe_path(const Heap& heap,

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::client {
 
@@ -24,8 +24,8 @@ double real(const boost::json::value& object, std::string_view key);
 bool flag(const boost::json::value& object, std::string_view key);
 const boost::json::value* member(const boost::json::value& object, std::string_view key);
 
-// 12345 -> "12,345" (clients/common, shared with the one-shot CLI).
-using clients::grouped;
+// 12345 -> "12,345" (results/text, shared with the one-shot CLI).
+using text::grouped;
 
 // "app.rb:12" from an object brief's file/line, or "".
 std::string location(const boost::json::value& brief);

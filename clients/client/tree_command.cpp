@@ -9,7 +9,7 @@
 #include "clients/client/exit_codes.h"
 #include "clients/client/heap_resolver.h"
 #include "clients/client/output.h"
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::client {
 namespace json = boost::json;

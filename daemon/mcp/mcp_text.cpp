@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
@@ -54,7 +54,7 @@ std::string counted(std::int64_t n, std::string_view one, std::string_view many)
 }
 
 std::string bytes(const json::value& value) {
-  return clients::human_bytes(static_cast<double>(num(value)));
+  return text::human_bytes(static_cast<double>(num(value)));
 }
 
 std::string pad(std::string text, std::size_t width, bool right = false) {

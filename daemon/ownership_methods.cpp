@@ -63,7 +63,9 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params, const Req
       leak_clusters_json(heap, diff, clusters, limit_or_all(params.limit.value_or(20)),
                          std::min<std::size_t>(params.samples, 20));
   out["groupBy"] = group_by_name(options.group_by);
+  out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
+  if (heaps.later) out["later"] = heaps.later->id;
   return out;
 }
 

@@ -13,16 +13,17 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
-#include "clients/cli/text_format.h"
 #include "core/leak_clusters.h"
 #include "results/gate_json.h"
 #include "results/junit.h"
 #include "results/leak_baseline.h"
 #include "results/leak_gate.h"
 #include "results/sarif.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::cli {
 using namespace results;
+using text::human_bytes;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak check A B [C] [options]

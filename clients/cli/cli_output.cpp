@@ -67,6 +67,20 @@ std::string to_json_text(const boost::json::value& value) {
   return boost::json::serialize(value) + "\n";
 }
 
+bool write_doc(const Args& args, const text::Doc& doc) {
+  for (const auto& warning : doc.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+  return write_output(args, text::plain(doc));
+}
+
+void name_dumps(boost::json::object& result, const std::vector<std::string>& paths) {
+  static const char* kRoles[] = {"baselineFile", "targetFile", "laterFile"};
+  for (std::size_t k = 0; k < paths.size() && k < 3; ++k) result[kRoles[k]] = paths[k];
+}
+
+bool json_wanted(const Args& args) {
+  return args.has("--json") || args.value("--format") == std::optional<std::string>("json");
+}
+
 namespace {
 
 std::unique_ptr<HeapCache> cache;

@@ -16,6 +16,7 @@
 #include "core/heap_cache.h"
 #include "core/loader.h"
 #include "core/object_key.h"
+#include "results/text/text_doc.h"
 
 namespace heapleak::cli {
 
@@ -38,6 +39,14 @@ int report_error(const Error& error);
 // printing why) when the file cannot be written.
 bool write_output(const Args& args, const std::string& text);
 std::string to_json_text(const boost::json::value& value);
+// A rendered result (results/text): its warnings on stderr, its text to the
+// -o file or stdout. Returns write_output's answer.
+bool write_doc(const Args& args, const text::Doc& doc);
+// Names the dumps A B [C] of a leak result for its header (baselineFile,
+// targetFile, laterFile), as a client that loaded them by path would.
+void name_dumps(boost::json::object& result, const std::vector<std::string>& paths);
+// --json, or --format json: every command that prints JSON takes both.
+bool json_wanted(const Args& args);
 
 // `--by class|site|generation` (default class); throws UsageError.
 GroupBy group_by_option(const Args& args);

@@ -4,10 +4,9 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "clients/cli/text_format.h"
-#include "core/naming.h"
 #include "core/retainer_report.h"
 #include "results/results_json.h"
+#include "results/text/render.h"
 
 namespace heapleak::cli {
 using namespace results;
@@ -47,38 +46,13 @@ int run_root(const std::vector<std::string>& argv) {
   if (!heap) return exit_code;
   auto report = explain_retention(*heap, request);
   if (!report) return report_error(report.error());
-  for (Address address : report->unknown) {
-    std::cerr << "heapleak: " << format_address(address) << " is not in " << args.positional[0]
-              << "; left out\n";
-  }
-  if (report->result.retainer == kNoObject) {
-    std::cerr << "heapleak: no common retainer: "
-              << (report->result.budget_exhausted
-                      ? "the search gave up after visiting " +
-                            std::to_string(report->result.visited) + " references"
-                      : "no object holds all the samples")
-              << " (try --min-samples)\n";
-  }
-  // The graph goes to stdout; which container holds which samples goes to stderr.
-  if (report->split.split) {
-    std::cerr << "heapleak: the samples are held by " << report->split.groups.size()
-              << " different containers; the common retainer is only where their paths meet:\n";
-    for (const auto& group : report->split.groups) {
-      std::cerr << "  "
-                << (group.container == kNoObject ? std::string("(no container)")
-                                                 : describe_object(*heap, group.container))
-                << " holds";
-      for (ObjectIndex sample : group.samples)
-        std::cerr << " " << format_address(heap->address(sample));
-      std::cerr << "\n";
-    }
-  } else if (report->result.retainer != kNoObject &&
-             is_vm_internal(*heap, report->result.retainer)) {
-    std::cerr << "heapleak: the common retainer " << ruby_name(*heap, report->result.retainer)
-              << " is a VM internal, not an object of the program\n";
-  }
-  const std::string text =
-      args.has("--json") ? to_json_text(retainer_json(*heap, *report)) : report->dot;
+  const boost::json::object json = retainer_json(*heap, *report);
+  // The graph goes to stdout; the answer in words (the retainer, or why there
+  // is none; which container holds which samples) to stderr, or to stdout
+  // when the graph goes to a file.
+  const std::string summary = text::plain(text::retainer_text(json));
+  (args.value("-o") ? std::cout : std::cerr) << summary;
+  const std::string text = json_wanted(args) ? to_json_text(json) : report->dot;
   if (!write_output(args, text)) return kExitInput;
   if (report->result.retainer == kNoObject) return kExitNoAnswer;
   return report->unknown.empty() ? kExitOk : kExitUnknownAddress;

@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "results/text/human_bytes.h"
+#include "results/text/render.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
@@ -21,8 +23,9 @@ const json::value& at(const json::object& object, std::string_view key) {
   return value ? *value : kNull;
 }
 
+// Dump strings escaped for whoever reads the text (results/text/terminal_safe.h).
 std::string str(const json::value& value) {
-  if (value.is_string()) return std::string(value.get_string());
+  if (value.is_string()) return text::shown(value.get_string());
   if (value.is_null()) return "-";
   return json::serialize(value);
 }
@@ -43,9 +46,7 @@ const json::object& obj(const json::value& value) {
 
 // 2713 -> "2,713"
 std::string count(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (int k = static_cast<int>(digits.size()) - 3; k > 0; k -= 3) digits.insert(k, ",");
-  return n < 0 ? "-" + digits : digits;
+  return text::grouped(n < 0 ? 0 : static_cast<std::uint64_t>(n));
 }
 
 // "1 leak", "2 leaks"
@@ -74,15 +75,6 @@ std::string summary(const json::value& value) {
   return text;
 }
 
-std::string joined(const json::value& names, std::string_view separator) {
-  std::string text;
-  for (const json::value& name : rows(names)) {
-    if (!text.empty()) text += separator;
-    text += str(name);
-  }
-  return text;
-}
-
 // A table of object summaries with a column of extra numbers.
 std::string object_table(const json::array& items, std::string_view extra_title,
                          std::string (*extra)(const json::object&)) {
@@ -101,7 +93,6 @@ std::string object_table(const json::array& items, std::string_view extra_title,
 }
 
 std::string memsize_of(const json::object& object) { return bytes(at(object, "memsize")); }
-std::string retained_of(const json::object& object) { return bytes(at(object, "retained")); }
 
 std::string more(const json::object& result, std::string_view tool, std::string_view argument) {
   if (!at(result, "nextOffset").is_number()) return "";
@@ -113,31 +104,6 @@ std::string warnings(const json::object& result) {
   std::string text;
   for (const json::value& warning : rows(at(result, "warnings"))) {
     text += "warning: " + str(warning) + "\n";
-  }
-  return text;
-}
-
-std::string growth(const json::value& value) {
-  const json::object& g = obj(value);
-  if (g.empty()) return "-";
-  return str(at(g, "baseline")) + ">" + str(at(g, "target")) + ">" + str(at(g, "later"));
-}
-
-// "1,800 String (84.4 KiB) at app.rb:12 +3 sites"
-std::string held(const json::value& value) {
-  std::string text;
-  for (const json::value& item : rows(value)) {
-    const json::object& group = obj(item);
-    if (!text.empty()) text += "; ";
-    text += count(num(at(group, "count"))) + " " + str(at(group, "name")) + " (" +
-            bytes(at(group, "memsize")) + ")";
-    const json::array& sites = rows(at(group, "sites"));
-    if (!sites.empty()) {
-      text += " at " + str(at(obj(sites.front()), "site"));
-      if (sites.size() > 1) {
-        text += " +" + counted(static_cast<std::int64_t>(sites.size() - 1), "site", "sites");
-      }
-    }
   }
   return text;
 }
@@ -181,118 +147,26 @@ std::string mcp_unloaded_text(const json::object& unloaded) {
 }
 
 std::string mcp_leaks_text(const json::object& explain) {
-  const json::array& leaks = rows(at(explain, "leaks"));
-  const json::object& total = obj(at(explain, "total"));
-  std::string text = counted(num(at(explain, "leakCount")), "leak", "leaks") + " in heap " +
-                     str(at(explain, "target")) + " (" + count(num(at(total, "count"))) +
-                     " objects, " + bytes(at(total, "memsize")) + " new and still alive), " +
-                     counted(num(at(explain, "noiseCount")), "row", "rows") +
-                     " probably not leaks. Most retained first";
-  text += num(at(explain, "offset")) > 0
-              ? ", from row " + std::to_string(num(at(explain, "offset")) + 1) + ":\n"
-              : ":\n";
-  if (!leaks.empty()) text += "#   RETAINED    OBJECTS  GROWTH A>B>C     LEAK\n";
-  std::int64_t rank = num(at(explain, "offset"));
-  for (const json::value& item : leaks) {
-    const json::object& row = obj(item);
-    text += pad(std::to_string(++rank), 3) + " " + pad(bytes(at(row, "retained")), 10, true) + " " +
-            pad(count(num(at(row, "count"))), 10, true) + "  " +
-            pad(growth(at(row, "growth")), 16) + " " + str(at(row, "key")) + "\n";
-    text += "    holder: " + summary(at(row, "holder")) + "\n";
-    text += "    path:   " + joined(at(row, "pathNames"), " -> ") + "\n";
-    text += "    holds:  " + held(at(row, "objects")) + "\n";
-    text += "    samples: " + joined(at(row, "samples"), " ") + "\n";
-  }
-  const json::array& noise = rows(at(explain, "noise"));
-  if (!noise.empty()) {
-    text += "Probably not leaks:\n";
-    for (const json::value& item : noise) {
-      const json::object& row = obj(item);
-      text += "-   " + pad(bytes(at(row, "retained")), 10, true) + " " +
-              pad(count(num(at(row, "count"))), 10, true) + "  " + str(at(row, "key")) + " [" +
-              str(at(row, "reason")) + "]\n";
-    }
-  }
-  return text + more(explain, "find_leaks", "offset") + warnings(explain);
+  text::RenderOptions options;
+  options.samples = true;  // a model follows the rows up by their sample addresses
+  const text::Doc doc = text::explain_text(explain, options);
+  return text::plain(doc) + more(explain, "find_leaks", "offset") + text::plain_warnings(doc);
 }
 
 std::string mcp_stats_text(const json::object& stats) {
-  const json::object& total = obj(at(stats, "total"));
-  std::string text = count(num(at(total, "count"))) + " objects (" + bytes(at(total, "memsize")) +
-                     ") new in " + str(at(stats, "target")) + " since " +
-                     str(at(stats, "baseline")) +
-                     (at(stats, "later").is_string() ? ", still alive in " + str(at(stats, "later"))
-                                                     : std::string()) +
-                     ", in " + count(num(at(stats, "groupCount"))) + " groups by " +
-                     str(at(stats, "groupBy")) + ":\n";
-  text += "GROUP                                COUNT       BYTES  SAMPLES\n";
-  for (const json::value& item : rows(at(stats, "groups"))) {
-    const json::object& group = obj(item);
-    text += pad(str(at(group, "key")), 32) + " " + pad(count(num(at(group, "count"))), 9, true) +
-            " " + pad(bytes(at(group, "memsize")), 11, true) + "  " +
-            joined(at(group, "samples"), " ") + "\n";
-  }
-  return text + more(stats, "leak_stats", "offset") + warnings(stats);
+  const text::Doc doc = text::stats_text(stats);
+  return text::plain(doc) + more(stats, "leak_stats", "offset") + text::plain_warnings(doc);
 }
 
 std::string mcp_retainer_text(const json::object& root) {
-  std::string text;
-  if (at(root, "retainer").is_null()) {
-    text = "No common retainer holds " +
-           (num(at(root, "samplesReached")) > 0 ? std::string("them all") : "these samples") +
-           (at(root, "budgetExhausted").is_bool() && at(root, "budgetExhausted").get_bool()
-                ? " within the visit budget"
-                : "") +
-           ".\n";
-  } else {
-    text = "Nearest common retainer: " + summary(at(root, "retainerObject")) + ", holding " +
-           std::to_string(rows(at(root, "samples")).size()) + " samples at distance " +
-           std::to_string(num(at(root, "distance"))) + ".\n";
-    const json::object& path = obj(at(root, "rootPath"));
-    if (!path.empty()) {
-      text += "Its path: ROOT " + str(at(path, "root"));
-      for (const json::value& object : rows(at(path, "objects")))
-        text += " -> " + str(at(obj(object), "name"));
-      text += "\n";
-    }
-  }
-  if (at(root, "retainerNote").is_string()) text += "Note: " + str(at(root, "retainerNote")) + "\n";
-  if (at(root, "split").is_bool() && at(root, "split").get_bool()) {
-    text += "The samples sit in different containers:\n";
-    for (const json::value& group : rows(at(root, "groups"))) {
-      text += "- " + summary(at(obj(group), "retainer")) + ": " +
-              joined(at(obj(group), "samples"), " ") + "\n";
-    }
-  }
-  if (!rows(at(root, "unknown")).empty()) {
-    text += "Not in this heap: " + joined(at(root, "unknown"), " ") + "\n";
-  }
-  return text;
+  return text::plain(text::retainer_text(root));
 }
 
 std::string mcp_owner_text(const json::object& owner) {
-  std::string text;
-  const json::object& single = obj(at(owner, "owner"));
-  if (!single.empty()) {
-    text = "Owner of the " + count(num(at(owner, "objects"))) + " objects: " + summary(single) +
-           ", retaining " + bytes(at(single, "retained")) + ".\n";
-    text += "Its path: ROOT " + str(at(owner, "root")) + " -> " +
-            joined(at(owner, "path"), " -> ") + "\n";
-  } else {
-    text = "No single object owns them; owners by part:\n" +
-           object_table(rows(at(owner, "owners")), "RETAINED", &retained_of);
-  }
-  if (!rows(at(owner, "unreachable")).empty()) {
-    text += "Not reachable from a GC root: " + joined(at(owner, "unreachable"), " ") + "\n";
-  }
-  return text;
+  return text::plain(text::owner_text(owner));
 }
 
-std::string mcp_path_text(const json::object& path) {
-  const json::array& objects = rows(at(path, "objects"));
-  return "ROOT " + str(at(path, "root")) + " reaches the object in " +
-         std::to_string(objects.size()) + " steps:\n" + object_table(objects, "BYTES", &memsize_of);
-}
+std::string mcp_path_text(const json::object& path) { return text::plain(text::path_text(path)); }
 
 std::string mcp_object_text(const json::object& inspected) {
   const json::object& object = obj(at(inspected, "object"));
@@ -324,20 +198,7 @@ std::string mcp_object_text(const json::object& inspected) {
 }
 
 std::string mcp_top_text(const json::object& top) {
-  std::string text = "Heap " + str(at(top, "heap")) + ": " + count(num(at(top, "reachable"))) +
-                     " objects reachable, " + count(num(at(obj(at(top, "unreachable")), "count"))) +
-                     " not (" + bytes(at(obj(at(top, "unreachable")), "memsize")) + ").\n";
-  if (at(top, "classes").is_array()) {
-    text += "CLASS                                COUNT     RETAINED\n";
-    for (const json::value& item : rows(at(top, "classes"))) {
-      const json::object& group = obj(item);
-      text += pad(str(at(group, "key")), 32) + " " + pad(count(num(at(group, "count"))), 9, true) +
-              " " + pad(bytes(at(group, "retained")), 12, true) + "\n";
-    }
-  } else {
-    text += object_table(rows(at(top, "retainers")), "RETAINED", &retained_of);
-  }
-  return text + more(top, "top_retainers", "offset");
+  return text::plain(text::top_text(top)) + more(top, "top_retainers", "offset");
 }
 
 }  // namespace heapleak::daemon

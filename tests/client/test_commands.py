@@ -17,7 +17,7 @@ def test():
 
     # Paths already loaded are reused (matched by path), the third one is loaded.
     r = expect(["stats", H1, H2, H3], OK, "stats with paths")
-    check("STRING" in r.stdout and "53" in r.stdout and "h2 vs h1, still alive in h3" in r.stdout, "stats table", r)
+    check("STRING" in r.stdout and "53" in r.stdout and "new in h2 since h1, still alive in h3" in r.stdout, "stats table", r)
     listing = json_of(expect(["list", "--json"], OK, "list after stats"))
     check(len(listing["heaps"]) == 3, "stats reuses loaded paths: %s" % listing)
     stats = json_of(expect(["stats", "heap1", "h2", H3, "--json"], OK, "stats --json"))
@@ -34,16 +34,16 @@ def test():
 
     r = expect(["root", "h2"] + LEAKED[:3], OK, "root to stdout")
     check("digraph" in r.stdout and ARRAY in r.stdout, "root prints dot", r)
-    check("retainer " + ARRAY in r.stderr, "root summary on stderr", r)
+    check("Nearest common retainer: " + ARRAY in r.stderr, "root summary on stderr", r)
     root = json_of(expect(["root", H2] + LEAKED[:3] + ["--json"], OK, "root --json"))
     check(root["retainer"] == ARRAY and root["samplesReached"] == 3 and "digraph" in root["dot"], "root --json")
     dot_file = os.path.join(TMP, "root.dot")
     r = expect(["root", "h2", LEAKED[0], "-o", dot_file], OK, "root -o")
-    check("retainer " + ARRAY in r.stdout and dot_file in r.stdout, "root -o summary", r)
+    check("Nearest common retainer: " + ARRAY in r.stdout and dot_file in r.stdout, "root -o summary", r)
     check("digraph" in open(dot_file).read(), "root -o writes dot")
 
     r = expect(["path", "h2", ARRAY], OK, "path")
-    check("root: machine_context" in r.stdout and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
+    check(r.stdout.startswith("ROOT machine_context reaches the object in 2 steps:") and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
     path = json_of(expect(["path", "heap2.jsonl.gz", ARRAY, "--json"], OK, "path --json by name"))
     check(path["root"] == "machine_context" and path["path"] == [LEAKY, ARRAY], "path --json %s" % path)
 

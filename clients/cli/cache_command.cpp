@@ -8,6 +8,7 @@
 #include "core/analysis_cost.h"
 #include "results/cache_json.h"
 #include "results/text/human_bytes.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
 using text::human_bytes;
@@ -46,7 +47,7 @@ int run_cache(const std::vector<std::string>& argv) {
                  : kExitInput;
     out << "deleted " << cleared.images << (cleared.images == 1 ? " image" : " images") << ", "
         << human_bytes(cleared.bytes) << ", from " << cache.dir() << "\n";
-    return write_output(args, out.str()) ? kExitOk : kExitInput;
+    return write_output(args, text::shown_lines(out.str())) ? kExitOk : kExitInput;
   }
   const auto entries = cache.list();
   if (args.has("--json"))
@@ -74,7 +75,7 @@ int run_cache(const std::vector<std::string>& argv) {
     }
     out << "\n    " << entry.image_path << "\n";
   }
-  return write_output(args, out.str()) ? kExitOk : kExitInput;
+  return write_output(args, text::shown_lines(out.str())) ? kExitOk : kExitInput;
 }
 
 }  // namespace heapleak::cli

@@ -20,6 +20,7 @@
 #include "results/leak_gate.h"
 #include "results/sarif.h"
 #include "results/text/human_bytes.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
 using namespace results;
@@ -246,7 +247,9 @@ int run_check(const std::vector<std::string>& argv) {
   } else if (format == "junit") {
     report = junit_xml(clusters, verdict);
   } else {
-    report = text_report(clusters, verdict, budget, judged_against, baseline_size);
+    // Class names and files come from the dump: one escaping rule for screens.
+    report =
+        text::shown_lines(text_report(clusters, verdict, budget, judged_against, baseline_size));
   }
   if (!write_output(args, report)) return kExitInput;
   // Whatever the format, the verdict's first line goes to stderr when the

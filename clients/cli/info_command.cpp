@@ -6,6 +6,7 @@
 #include "clients/cli/commands.h"
 #include "core/load_warnings.h"
 #include "results/results_json.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
 using namespace results;
@@ -53,7 +54,7 @@ int run_info(const std::vector<std::string>& argv) {
         << "  resident:           " << heap->bytes_used() / (1024 * 1024) << " MiB ("
         << summary.at("bytesPerObject").to_number<double>() << " bytes per object)\n"
         << "  load time:          " << r.seconds << " s\n";
-    text = out.str();
+    text = text::shown_lines(out.str());  // the dump's path as any dump string
   }
   return write_output(args, text) ? kExitOk : kExitInput;
 }

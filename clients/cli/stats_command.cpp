@@ -23,7 +23,8 @@ options:
                               or GC generation (the last two need allocation tracing)
   --samples N                 sample addresses per group (default 6, with --json every
                               address; 0: none)
-  --limit N                   show only the N largest groups (default and 0: all)
+  --limit N                   show only the N largest groups (0: all; default 20 in
+                              the table, all with --format json or seed)
   --format table|json|seed    the table (default, as heapleak-client prints it), JSON
                               with every address of every group, or the seed's text
                               ("Potentially leaked objects:", raw byte counts) for
@@ -34,6 +35,7 @@ options:
 
 constexpr std::size_t kSeedSamples = 6;   // the seed's text lists six addresses a group
 constexpr std::size_t kTableSamples = 3;  // the table shows three (results/text)
+constexpr std::size_t kTableGroups = 20;
 
 std::string render_seed(const Heap& target, const LeakDiff& diff, std::size_t samples,
                         std::size_t limit) {
@@ -79,8 +81,10 @@ int run_stats(const std::vector<std::string>& argv) {
                                            : (format == "seed" ? kSeedSamples : kTableSamples);
   // --json lists every address unless --samples says how many.
   if (format != "json" || samples_flag) options.samples_per_group = samples;
-  const std::size_t limit =
-      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
+  // The table shows the 20 largest groups, as heapleak-client's; JSON and the
+  // seed's text list them all.
+  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit"))
+                                                  : (format == "table" ? kTableGroups : 0);
 
   // The diff needs no references: load identity columns only, two dumps at a
   // time. stats' peak is its loads: three at once raised it from 886 to

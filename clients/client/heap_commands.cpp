@@ -7,6 +7,7 @@
 #include "clients/client/heap_resolver.h"
 #include "clients/client/output.h"
 #include "clients/client/table.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -32,12 +33,12 @@ int run_load(CommandContext& ctx) {
       warnings && warnings->is_array()) {
     for (const auto& warning : warnings->as_array()) {
       if (warning.is_string())
-        std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
+        std::cerr << "heapleak-client: warning: " << text::shown(warning.as_string()) << "\n";
     }
   }
   if (const std::uint64_t broken = num(result, "brokenLines"); broken > 0) {
     std::cerr << "heapleak-client: warning: skipped " << grouped(broken) << " unreadable lines of "
-              << str(result, "path") << "\n";
+              << text::field(result, "path") << "\n";
   }
   return kExitOk;
 }
@@ -93,7 +94,8 @@ int run_unload(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  std::cout << "unloaded " << str(result, "heap") << " (" << str(result, "name") << ")\n";
+  std::cout << "unloaded " << text::field(result, "heap") << " (" << text::field(result, "name")
+            << ")\n";
   return kExitOk;
 }
 

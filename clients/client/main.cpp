@@ -11,6 +11,7 @@
 #include "clients/client/commands.h"
 #include "clients/client/exit_codes.h"
 #include "clients/client/usage.h"
+#include "results/text/terminal_safe.h"
 
 namespace {
 
@@ -45,7 +46,8 @@ Runner runner_for(const std::string& command) {
 }
 
 int report(const ClientError& error) {
-  if (!error.message.empty()) std::cerr << "heapleak-client: " << error.message << "\n";
+  if (!error.message.empty())
+    std::cerr << "heapleak-client: " << heapleak::text::shown(error.message) << "\n";
   if (error.code == kExitUsage) std::cerr << "(see heapleak-client --help)\n";
   return error.code;
 }

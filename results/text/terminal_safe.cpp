@@ -1,5 +1,6 @@
 #include "results/text/terminal_safe.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -67,6 +68,19 @@ std::string shown(std::string_view raw) {
       out.append(raw.substr(k, length));
       k += length;
     }
+  }
+  return out;
+}
+
+std::string shown_lines(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t start = 0; start <= raw.size();) {
+    const std::size_t end = std::min(raw.find('\n', start), raw.size());
+    out += shown(raw.substr(start, end - start));
+    if (end == raw.size()) break;
+    out += '\n';
+    start = end + 1;
   }
   return out;
 }

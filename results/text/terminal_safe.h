@@ -13,5 +13,8 @@ namespace heapleak::text {
 // \xHH, and C1 controls, bidi embeddings/overrides/isolates, marks and line
 // separators as \u{HHHH}; everything else (printable UTF-8) unchanged.
 std::string shown(std::string_view raw);
+// A whole text of lines, the same rule but for its line breaks ('\n' kept):
+// for outputs written as one text (heapleak info, cache list, check).
+std::string shown_lines(std::string_view raw);
 
 }  // namespace heapleak::text

@@ -43,3 +43,11 @@ TEST_CASE("bytes that are not UTF-8 are written as \\xHH, one by one", "[termina
   CHECK(shown("cut \xE2\x80") == "cut \\xE2\\x80");   // a sequence cut short
   CHECK(shown("\xC2\x1b") == "\\xC2\\x1B");           // a lead byte before ESC hides nothing
 }
+
+TEST_CASE("shown_lines keeps the line breaks of a whole text", "[terminal_safe]") {
+  using heapleak::text::shown_lines;
+  CHECK(shown_lines("a\x1b[2J\nb\x07\n") == "a\\x1B[2J\nb\\x07\n");
+  CHECK(shown_lines("no break") == "no break");
+  CHECK(shown_lines("\n\n") == "\n\n");
+  CHECK(shown_lines("cr\r\n") == "cr\\x0D\n");
+}

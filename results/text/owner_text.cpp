@@ -24,7 +24,7 @@ std::string owner_path(const json::value& owner) {
 
 void tree(Doc& doc, const json::value& node, std::size_t depth) {
   for (const auto& child : list(node, "children")) {
-    Line& line = doc.line(std::string(2 * depth + 2, ' ') + field(child, "key") + " (" +
+    Line& line = doc.line(std::string(2 * depth + 2, ' ') + ruby_key(raw(child, "key")) + " (" +
                           count_of(child, "count") + ")");
     if (std::string example = field(child, "example"); !example.empty())
       add(line, "  e.g. " + example, Tone::kObject);

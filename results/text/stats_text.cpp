@@ -32,8 +32,8 @@ Doc stats_text(const boost::json::value& stats, const RenderOptions& options) {
       if (k++ == kSamplesShown) break;
       samples += (samples.empty() ? "" : " ") + address;
     }
-    table.rows.push_back(
-        {field(group, "key"), count_of(group, "count"), bytes_of(group, "memsize"), samples});
+    table.rows.push_back({ruby_key(raw(group, "key")), count_of(group, "count"),
+                          bytes_of(group, "memsize"), samples});
   }
   const std::uint64_t shown = num(stats, "offset") + table.rows.size();
   if (group_count > shown)

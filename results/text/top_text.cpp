@@ -32,7 +32,7 @@ Doc top_text(const json::value& top, const RenderOptions&) {
                               {"OBJECTS", true, false, Tone::kPlain}});
     for (const auto& entry : classes->as_array()) {
       std::string name = field(entry, "name");
-      if (name.empty()) name = field(entry, "key");
+      if (name.empty()) name = ruby_key(raw(entry, "key"));
       table.rows.push_back({bytes_of(entry, "retained"), name, count_of(entry, "count")});
     }
   } else {
@@ -42,7 +42,7 @@ Doc top_text(const json::value& top, const RenderOptions&) {
                               {"LOCATION", false, true, Tone::kPlain}});
     for (const auto& entry : list(top, "retainers")) {
       std::string name = field(entry, "name");
-      if (name.empty()) name = field(entry, "key");
+      if (name.empty()) name = ruby_key(raw(entry, "key"));
       table.rows.push_back(
           {bytes_of(entry, "retained"), field(entry, "address"), name, location(entry)});
     }

@@ -1,5 +1,7 @@
 #include "results/text/wire_fields.h"
 
+#include <utility>
+
 #include "results/text/human_bytes.h"
 #include "results/text/terminal_safe.h"
 
@@ -66,6 +68,25 @@ std::string describe(const json::value& brief) {
   std::string text = field(brief, "address") + " " + name;
   if (auto where = location(brief); !where.empty()) text += " (" + where + ")";
   return text;
+}
+
+std::string ruby_key(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::string_view> kBuiltIn[] = {
+      {"OBJECT", "Object"},  {"STRING", "String"},     {"ARRAY", "Array"},
+      {"HASH", "Hash"},      {"SYMBOL", "Symbol"},     {"FLOAT", "Float"},
+      {"BIGNUM", "Integer"}, {"RATIONAL", "Rational"}, {"COMPLEX", "Complex"},
+      {"REGEXP", "Regexp"},  {"MATCH", "MatchData"},   {"FILE", "IO"},
+      {"STRUCT", "Struct"}};
+  for (const auto& [type, name] : kBuiltIn)
+    if (key == type) return std::string(name);
+  for (std::string_view prefix : {"CLASS:", "MODULE:"}) {
+    if (key.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view name = key.substr(prefix.size());
+    if (name == "(anonymous)")
+      return prefix == "CLASS:" ? "(anonymous class)" : "(anonymous module)";
+    return shown(name);
+  }
+  return shown(key);
 }
 
 std::string heap_label(const json::value& result, std::string_view role) {

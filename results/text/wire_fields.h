@@ -32,6 +32,12 @@ std::string location(const boost::json::value& brief);
 // An object brief in a line: "0x7f.. User (app/user.rb:3)"; the Ruby name,
 // else the class, else the dump type.
 std::string describe(const boost::json::value& brief);
+// A group key (core/object_key.h) in Ruby's words, the one vocabulary of
+// every surface: a class or module object by its name (CLASS:Leaky -> Leaky),
+// a built-in type by the class all its objects are (HASH -> Hash, FILE -> IO,
+// BIGNUM -> Integer); keys with no Ruby class (DATA:x, IMEMO:x, ICLASS) and
+// any other key (a class name, file:line, generation N) as they are.
+std::string ruby_key(std::string_view key);
 // A heap of a result for a header: the file when the result names it
 // (`<role>File`), else the id or name at `role` ("target", "heap").
 std::string heap_label(const boost::json::value& result, std::string_view role);

@@ -17,7 +17,7 @@ def test():
 
     # Paths already loaded are reused (matched by path), the third one is loaded.
     r = expect(["stats", H1, H2, H3], OK, "stats with paths")
-    check("STRING" in r.stdout and "53" in r.stdout and "new in h2 since h1, still alive in h3" in r.stdout, "stats table", r)
+    check("\nString " in r.stdout and "53" in r.stdout and "new in h2 since h1, still alive in h3" in r.stdout, "stats table", r)
     listing = json_of(expect(["list", "--json"], OK, "list after stats"))
     check(len(listing["heaps"]) == 3, "stats reuses loaded paths: %s" % listing)
     stats = json_of(expect(["stats", "heap1", "h2", H3, "--json"], OK, "stats --json"))

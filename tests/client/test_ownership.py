@@ -62,9 +62,9 @@ def test_owner():
     check("Merged shortest paths from the GC roots:" in r.stdout, "owner tree title", r)
     tree = lines[lines.index("Merged shortest paths from the GC roots:") + 1:]
     check(tree[0].startswith("  ROOT machine_context (50)"), "tree level 1", r)
-    check(tree[1].startswith("    CLASS:Leaky (50)") and LEAKY in tree[1], "tree level 2", r)
-    check(tree[2].startswith("      ARRAY (50)") and ARRAY in tree[2], "tree level 3", r)
-    check(tree[3].startswith("        STRING (50)"), "tree level 4", r)
+    check(tree[1].startswith("    Leaky (50)") and LEAKY in tree[1], "tree level 2", r)
+    check(tree[2].startswith("      Array (50)") and ARRAY in tree[2], "tree level 3", r)
+    check(tree[3].startswith("        String (50)"), "tree level 4", r)
 
     result = json_of(expect(["owner", H2] + LEAKED[:2] + ["--json"], OK, "owner --json by path"))
     check(result["owner"]["address"] == ARRAY and result["owner"]["objects"] == 2 and result["heap"] == "h2",
@@ -156,8 +156,8 @@ def test_tree():
     check("  ... 1,052 more, " in r.stdout, "children not listed are counted", r)
     # From the Leaky class: its Array (the leak) and the 80 bytes of the rest.
     r = expect(["tree", "h2", LEAKY, "--depth", "1", "--limit", "1"], OK, "tree from an object")
-    check(r.stdout.splitlines()[1].startswith("5.5 KiB  %s CLASS:Leaky" % LEAKY), "tree from Leaky", r)
-    check(r.stdout.splitlines()[2].startswith("  4.9 KiB  %s ARRAY" % ARRAY), "Leaky's array under it", r)
+    check(r.stdout.splitlines()[1].startswith("5.5 KiB  %s Leaky" % LEAKY), "tree from Leaky", r)
+    check(r.stdout.splitlines()[2].startswith("  4.9 KiB  %s Array" % ARRAY), "Leaky's array under it", r)
     check("... 1 more, 80 B" in r.stdout, "Leaky's other child", r)
     result = json_of(expect(["tree", H2, ARRAY, "--depth", "1", "--json"], OK, "tree --json"))
     check(result["root"]["address"] == ARRAY and result["root"]["childCount"] == 100

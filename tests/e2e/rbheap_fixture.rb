@@ -47,7 +47,7 @@ table = E2E.run('stats', h1, h2, h3)
 E2E.check(table.code.zero?, 'stats (table) exits 0', "got #{table.code}: #{table.err[0, 300]}")
 E2E.check(table.out.start_with?("53 objects (2.1 KiB) new in #{h2} since #{h1}, still alive in #{h3}"),
           'the table names the dumps and sizes by the one rule', table.out[0, 300])
-E2E.check(table.out =~ /^STRING +53 +2\.1 KiB +0x/, 'the table has a "STRING 53 2.1 KiB 0x..." row', table.out)
+E2E.check(table.out =~ /^String +53 +2\.1 KiB +0x/, 'the table has a "String 53 2.1 KiB 0x..." row (Ruby class names)', table.out)
 
 # --- stats -o FILE
 out_file = File.join(work, 'rbheap-stats.json')

@@ -6,6 +6,7 @@
 
 #include "results/text/render.h"
 #include "results/text/text_doc.h"
+#include "results/text/wire_fields.h"
 
 namespace {
 
@@ -50,6 +51,26 @@ TEST_CASE("stats: the header names the heaps, counts and sizes by the one rule",
   CHECK(has(text, "Hash        1      80 B\n"));
   CHECK(has(text, "... 1 more group (--limit 0 shows all)\n"));
   CHECK(doc.warnings == std::vector<std::string>{"untraced"});
+}
+
+TEST_CASE("group keys read in Ruby's words, the type only where there is no class", "[render]") {
+  CHECK(ruby_key("HASH") == "Hash");
+  CHECK(ruby_key("FILE") == "IO");
+  CHECK(ruby_key("BIGNUM") == "Integer");
+  CHECK(ruby_key("CLASS:Leaky") == "Leaky");
+  CHECK(ruby_key("MODULE:WarmApp") == "WarmApp");
+  CHECK(ruby_key("CLASS:(anonymous)") == "(anonymous class)");
+  CHECK(ruby_key("User") == "User");
+  CHECK(ruby_key("IMEMO:ment") == "IMEMO:ment");
+  CHECK(ruby_key("DATA:strio") == "DATA:strio");
+  CHECK(ruby_key("app.rb:12") == "app.rb:12");
+  CHECK(ruby_key("CLASS:Evil\x1b]0") == "Evil\\x1B]0");
+  const auto stats = wire(R"({"target":"h2","baseline":"h1","groupBy":"class","groupCount":2,
+    "total":{"count":2,"memsize":2},"groups":[{"key":"HASH","count":1,"memsize":1},
+    {"key":"CLASS:Leaky","count":1,"memsize":1}]})");
+  const std::string text = plain(stats_text(stats));
+  CHECK(has(text, "\nHash "));
+  CHECK(has(text, "\nLeaky "));
 }
 
 TEST_CASE("stats: file names win over heap ids when the result carries them", "[render]") {
@@ -112,7 +133,7 @@ TEST_CASE("top: objects by Ruby name, classes, and the duplicate strings", "[ren
             "holding 259.8 KiB) in h1:\n"));
   CHECK(has(text, "RETAINED  ADDRESS  CLASS   LOCATION\n"));
   CHECK(has(text, " 1.0 MiB  0x7f2    Thread\n"));
-  CHECK(has(text, "   900 B  0x7f3    ARRAY   a.rb:7\n"));  // no name: the key
+  CHECK(has(text, "   900 B  0x7f3    Array   a.rb:7\n"));  // no name: the key, in Ruby's words
   CHECK(has(text, "Duplicate strings (same content, many copies):\n"));
   CHECK(has(text, "   101  3.9 KiB  \"leaked memory\"  0x9\n"));
   const auto by_class = wire(R"({"reachable":2,"unreachable":{"count":0,"memsize":0},

@@ -46,6 +46,7 @@ options:
   --fail-on-growth FACTOR    fail when a known leak retains more than FACTOR times its
                              baseline bytes (without it, growth past 2x is only reported)
   --format text|json|sarif|junit   the report (default text; its first line is the verdict)
+  --json                           the same as --format json
   --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
                              a relative DIR is taken from the current directory)
   --output FILE, -o FILE     write the report to FILE instead of stdout
@@ -171,7 +172,7 @@ bool write_text_file(const std::string& path, const std::string& text) {
 
 int run_check(const std::vector<std::string>& argv) {
   const Args parsed = parse_args(
-      argv, {{"--help", "-h"},
+      argv, {{"--json", "--help", "-h"},
              {"--max-leaked-bytes", "--max-leaked-objects", "--baseline", "--write-baseline",
               "--fail-on-growth", "--format", "--source-root", "--output", "-o"}});
   if (parsed.has("--help") || parsed.has("-h")) {
@@ -180,7 +181,9 @@ int run_check(const std::vector<std::string>& argv) {
   }
   if (parsed.positional.size() < 2 || parsed.positional.size() > 3)
     throw UsageError{"expects two or three dumps: A B [C]"};
-  const std::string format = parsed.value("--format").value_or("text");
+  // --json is --format json, as in every command that prints JSON.
+  const std::string format =
+      parsed.has("--json") ? "json" : parsed.value("--format").value_or("text");
   if (format != "text" && format != "json" && format != "sarif" && format != "junit")
     throw UsageError{"--format expects text, json, sarif or junit, got '" + format + "'"};
   if (parsed.value("--output") && parsed.value("-o"))

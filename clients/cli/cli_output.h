@@ -17,6 +17,7 @@
 #include "core/loader.h"
 #include "core/object_key.h"
 #include "results/text/text_doc.h"
+#include "results/text/version.h"
 
 namespace heapleak::cli {
 
@@ -29,7 +30,7 @@ enum ExitCode : int {
   kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
 };
 
-constexpr const char* kHeapleakVersion = "0.1.0";
+constexpr const char* kHeapleakVersion = text::kVersion;
 
 int exit_code_for(ErrorReason reason);
 // Prints "heapleak: MESSAGE" on stderr and returns the matching exit code.

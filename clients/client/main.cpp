@@ -12,6 +12,7 @@
 #include "clients/client/exit_codes.h"
 #include "clients/client/usage.h"
 #include "results/text/terminal_safe.h"
+#include "results/text/version.h"
 
 namespace {
 
@@ -56,6 +57,10 @@ int report(const ClientError& error) {
 
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::cout << "heapleak-client " << heapleak::text::kVersion << "\n";
+    return kExitOk;
+  }
   try {
     Args args = parse_args(std::vector<std::string>(argv + 1, argv + argc));
     if (args.command == "help") {

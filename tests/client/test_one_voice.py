@@ -126,7 +126,18 @@ def test_dump_strings_escaped():
     same("top of the nasty dump", runs[0][1].stdout, runs[5][1].stdout, [(dump, "h4")])
 
 
+def test_versions():
+    """--version on all three binaries, one version."""
+    outs = []
+    for exe, name in ((HEAPLEAK, "heapleak"), (CLIENT, "heapleak-client"), (HEAPLEAKD, "heapleakd")):
+        r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30, env=ENV)
+        check(r.returncode == 0 and r.stdout.startswith(name + " "), "%s --version" % name, r)
+        outs.append(r.stdout.split()[-1])
+    check(len(set(outs)) == 1, "one version: %s" % outs)
+
+
 def test():
+    test_versions()
     test_shared_commands()
     test_dump_strings_escaped()
     expect(["stop"], OK, "stop", env=ENV)

@@ -121,7 +121,13 @@ json::object root_path_json(const Heap& heap, const RootPath& path) {
                    {"path", addresses_json(heap, path.path)},
                    {"pathNames", std::move(names)},
                    {"objects", std::move(objects)}};
-  if (!path.root_via.empty()) out["rootVia"] = addresses_json(heap, path.root_via);
+  if (!path.root_via.empty()) {
+    out["rootVia"] = addresses_json(heap, path.root_via);
+    // Their names, as a path's text says them (ROOT vm (through DATA:VM/pin_array_list)).
+    json::array via_names;
+    for (ObjectIndex i : path.root_via) via_names.emplace_back(ruby_name(heap, i));
+    out["rootViaNames"] = std::move(via_names);
+  }
   return out;
 }
 

@@ -24,8 +24,9 @@ Doc path_text(const json::value& path) {
   const json::array& objects = list(path, "objects");
   std::string head = "ROOT " + field(path, "root");
   // VM internals between the root and the first Ruby-visible object (3.4+).
-  if (std::string through = joined(path, "rootVia", ", "); !through.empty())
-    head += " (through " + through + ")";
+  std::string through = joined(path, "rootViaNames", ", ");
+  if (through.empty()) through = joined(path, "rootVia", ", ");
+  if (!through.empty()) head += " (through " + through + ")";
   doc.line(head + " reaches the object in " + counted(objects.size(), "step", "steps") + ":",
            Tone::kHeading);
   // HELD IN: the ivar of the object above that holds this one (Ruby 3.2+

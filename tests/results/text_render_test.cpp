@@ -182,6 +182,11 @@ TEST_CASE("path: a row a hop, HELD IN only when a hop has an ivar", "[render]") 
   const auto bare = wire(R"({"root":"vm","objects":[{"address":"0x1","type":"CLASS",
     "name":"Leaky","memsize":520}]})");
   CHECK_FALSE(has(plain(path_text(bare)), "HELD IN"));
+  // VM internals before the first Ruby object (3.4+) by name, as the path's header.
+  const auto through = wire(R"({"root":"vm","rootVia":["0x9"],
+    "rootViaNames":["DATA:VM/pin_array_list"],"objects":[]})");
+  CHECK(plain(path_text(through)) ==
+        "ROOT vm (through DATA:VM/pin_array_list) reaches the object in 0 steps:\n");
 }
 
 TEST_CASE("root: the retainer, or why there is none, and split samples", "[render]") {

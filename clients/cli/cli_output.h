@@ -27,7 +27,8 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitInput = 3,
   kExitUnknownAddress = 4,
-  kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
+  kExitGateFailed = 5,   // heapleak check: a new leak, a budget passed, a known leak grew
+  kExitNoGraphviz = 11,  // root --format svg|png without Graphviz (heapleak-client's 11)
 };
 
 constexpr const char* kHeapleakVersion = text::kVersion;

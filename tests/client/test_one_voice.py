@@ -5,6 +5,7 @@ dump's path, or the daemon's id). And one escaping rule: a dump whose class
 names, file paths, root names and string values carry ESC/OSC, BEL, C1 and
 bidi controls reaches neither CLI's screen raw (issue 27, item 4)."""
 import gzip
+import shutil
 
 from client_helper import *
 
@@ -61,6 +62,17 @@ def test_shared_commands():
     check(a.returncode == b.returncode == OK, "root: both exit 0", b)
     same("root's graph", a.stdout, b.stdout, [])  # the dot names the dump by its path in both
     same("root's summary", a.stderr, b.stderr, ids)
+    # root --format dot|svg|png in both (heapleak's had no svg).
+    check(cli("root", H2, LEAKED[0], "--format", "gif").returncode == USAGE, "heapleak root --format gif: usage")
+    if shutil.which("dot"):
+        for fmt in ("svg", "png"):
+            one, two = os.path.join(TMP, "one." + fmt), os.path.join(TMP, "two." + fmt)
+            a = cli("root", H2, *LEAKED[:3], "--format", fmt, "-o", one)
+            b = client("root", "h2", *LEAKED[:3], "--format", fmt, "-o", two)
+            check(a.returncode == b.returncode == OK, "root --format %s: both exit 0" % fmt, a)
+            same("root --format %s's summary" % fmt, a.stdout.replace(one, two), b.stdout, ids)
+            with open(one, "rb") as f1, open(two, "rb") as f2:
+                check(f1.read() == f2.read(), "root --format %s: the same %s from both CLIs" % (fmt, fmt))
 
 
 def nasty_dump(path):

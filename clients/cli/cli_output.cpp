@@ -78,7 +78,10 @@ void name_dumps(boost::json::object& result, const std::vector<std::string>& pat
 }
 
 bool json_wanted(const Args& args) {
-  return args.has("--json") || args.value("--format") == std::optional<std::string>("json");
+  const auto format = args.value("--format");
+  if (format && *format != "json" && *format != "text")
+    throw UsageError{"--format expects text or json, got '" + *format + "'"};
+  return args.has("--json") || format == std::optional<std::string>("json");
 }
 
 namespace {

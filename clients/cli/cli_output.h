@@ -47,7 +47,9 @@ bool write_doc(const Args& args, const text::Doc& doc);
 // Names the dumps A B [C] of a leak result for its header (baselineFile,
 // targetFile, laterFile), as a client that loaded them by path would.
 void name_dumps(boost::json::object& result, const std::vector<std::string>& paths);
-// --json, or --format json: every command that prints JSON takes both.
+// --json, or --format json: every command that prints JSON takes both
+// (--format text is the default; another --format is a UsageError). stats and
+// root, whose --format has more values, check theirs first.
 bool json_wanted(const Args& args);
 
 // `--by class|site|generation` (default class); throws UsageError.

@@ -47,8 +47,7 @@ int run_explain(const std::vector<std::string>& argv) {
   }
   if (args.positional.size() < 2 || args.positional.size() > 3)
     throw UsageError{"expects two or three dumps: A B [C]"};
-  if (auto format = args.value("--format"); format && *format != "json" && *format != "text")
-    throw UsageError{"--format expects text or json"};
+  const bool as_json = json_wanted(args);  // checks --format before the loads
   const std::size_t limit =
       args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
   const GroupBy group_by = group_by_option(args);
@@ -62,7 +61,7 @@ int run_explain(const std::vector<std::string>& argv) {
   const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, group_by);
   auto json = leak_clusters_json(target, diff, clusters, limit == 0 ? SIZE_MAX : limit, 20);
   json["groupBy"] = group_by_name(group_by);
-  if (json_wanted(args)) {
+  if (as_json) {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
     return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
   }

@@ -23,12 +23,13 @@ from the dump, broken lines (with their line numbers), memory and time.
 }  // namespace
 
 int run_info(const std::vector<std::string>& argv) {
-  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"-o"}});
+  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--format", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
   }
   if (args.positional.size() != 1) throw UsageError{"expects one dump"};
+  const bool as_json = json_wanted(args);  // checks --format before the load
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
   if (!heap) return exit_code;
@@ -37,7 +38,7 @@ int run_info(const std::vector<std::string>& argv) {
   for (const auto& warning : load_warnings(heap->report()))
     std::cerr << "heapleak: warning: " << warning << "\n";
   std::string text;
-  if (args.has("--json")) {
+  if (as_json) {
     text = to_json_text(summary);
   } else {
     const LoadReport& r = heap->report();

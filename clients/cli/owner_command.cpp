@@ -37,6 +37,7 @@ int run_owner(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (args.positional.size() < 2) throw UsageError{"expects a dump and at least one address"};
+  const bool as_json = json_wanted(args);  // checks --format before the load
   const auto addresses = parse_addresses({args.positional.begin() + 1, args.positional.end()});
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
@@ -51,10 +52,10 @@ int run_owner(const std::vector<std::string>& argv) {
     objects.push_back(*index);
   }
   const OwnerReport report = find_owner(*heap, objects);
-  const bool written =
-      json_wanted(args)   ? write_output(args, to_json_text(owner_json(*heap, report)))
-      : args.has("--dot") ? write_output(args, merged_paths_dot(report.merged_paths))
-                          : write_doc(args, text::owner_text(owner_json(*heap, report)));
+  const bool written = as_json ? write_output(args, to_json_text(owner_json(*heap, report)))
+                       : args.has("--dot")
+                           ? write_output(args, merged_paths_dot(report.merged_paths))
+                           : write_doc(args, text::owner_text(owner_json(*heap, report)));
   if (!written) return kExitInput;
   return report.set.empty() ? kExitNoAnswer : kExitOk;
 }

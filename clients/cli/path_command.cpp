@@ -27,6 +27,7 @@ int run_path(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (args.positional.size() != 2) throw UsageError{"expects a dump and one address"};
+  const bool as_json = json_wanted(args);  // checks --format before the load
   const Address address = parse_addresses({args.positional[1]}).front();
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
@@ -39,7 +40,7 @@ int run_path(const std::vector<std::string>& argv) {
   auto path = path_to_root(*heap, *index);
   if (!path) return report_error(path.error());
   const boost::json::object json = root_path_json(*heap, *path);
-  if (json_wanted(args)) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
   return write_doc(args, text::path_text(json)) ? kExitOk : kExitInput;
 }
 

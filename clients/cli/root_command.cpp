@@ -47,7 +47,7 @@ int run_root(const std::vector<std::string>& argv) {
   if (auto k = args.value("--min-samples")) request.min_samples = parse_count("--min-samples", *k);
   if (auto v = args.value("--max-visits")) request.max_visits = parse_count("--max-visits", *v);
   // --format as heapleak-client's root takes it, checked before the load.
-  const std::string format = json_wanted(args) ? "json" : args.value("--format").value_or("dot");
+  const std::string format = args.has("--json") ? "json" : args.value("--format").value_or("dot");
   if (format != "dot" && format != "svg" && format != "png" && format != "json")
     throw UsageError{"--format expects dot, svg, png or json, got '" + format + "'"};
   std::optional<std::string> dot_binary;

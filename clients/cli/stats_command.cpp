@@ -73,7 +73,7 @@ int run_stats(const std::vector<std::string>& argv) {
   }
   LeakDiffOptions options;
   options.group_by = group_by_option(args);
-  const std::string format = json_wanted(args) ? "json" : args.value("--format").value_or("table");
+  const std::string format = args.has("--json") ? "json" : args.value("--format").value_or("table");
   if (format != "table" && format != "json" && format != "seed")
     throw UsageError{"--format expects table, json or seed"};
   const auto samples_flag = args.value("--samples");

@@ -39,6 +39,7 @@ int run_top(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (args.positional.size() != 1) throw UsageError{"expects one dump"};
+  const bool as_json = json_wanted(args);  // checks --format before the load
   const std::string by = args.value("--by").value_or("object");
   if (by != "object" && by != "class") throw UsageError{"--by expects object or class"};
   std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
@@ -50,7 +51,7 @@ int run_top(const std::vector<std::string>& argv) {
   // The strings stored many times over, in --json too (as heapleak-client's top).
   json["duplicateStrings"] =
       duplicate_strings_json(*heap, duplicate_strings(*heap, kDuplicateStrings))["strings"];
-  if (json_wanted(args)) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
   json["heapFile"] = args.positional[0];
   return write_doc(args, text::top_text(json)) ? kExitOk : kExitInput;
 }

@@ -148,8 +148,31 @@ def test_versions():
     check(len(set(outs)) == 1, "one version: %s" % outs)
 
 
+def untimed(value):
+    """A JSON document without its timings (loadSeconds...), which differ run to run."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if "econds" not in k}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+def test_json_spellings():
+    """--json is --format json on every heapleak command that prints JSON; another
+    --format is a usage error, said before any load."""
+    for args in (["stats", H1, H2], ["explain", H1, H2], ["top", H2], ["owner", H2, ARRAY],
+                 ["path", H2, ARRAY], ["root", H2, LEAKED[0]], ["info", H2]):
+        a, b = cli(*args, "--json"), cli(*args, "--format", "json")
+        check(a.returncode == b.returncode and untimed(json.loads(a.stdout)) == untimed(json.loads(b.stdout)),
+              "heapleak %s: --json and --format json differ" % args[0], b)
+    for args in (["top", H2], ["owner", H2, ARRAY], ["path", H2, ARRAY], ["explain", H1, H2]):
+        r = cli(*args, "--format", "yaml")
+        check(r.returncode == USAGE and "--format expects" in r.stderr, "heapleak %s --format yaml" % args[0], r)
+
+
 def test():
     test_versions()
+    test_json_spellings()
     test_shared_commands()
     test_dump_strings_escaped()
     expect(["stop"], OK, "stop", env=ENV)

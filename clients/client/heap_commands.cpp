@@ -7,6 +7,7 @@
 #include "clients/client/heap_resolver.h"
 #include "clients/client/output.h"
 #include "clients/client/table.h"
+#include "results/text/render.h"
 #include "results/text/terminal_safe.h"
 
 namespace heapleak::client {
@@ -109,44 +110,8 @@ int run_cache(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  if (what == "clear") {
-    std::cout << "deleted " << num(result, "images") << " image(s), "
-              << human_bytes(static_cast<double>(num(result, "bytes"))) << ", from "
-              << str(result, "dir") << "\n";
-    return kExitOk;
-  }
-  std::cout << str(result, "dir") << ": "
-            << human_bytes(static_cast<double>(num(result, "totalBytes"))) << " of "
-            << human_bytes(static_cast<double>(num(result, "maxBytes")))
-            << (flag(result, "enabled") ? "" : " (cache off)") << "\n";
-  const json::value* images = member(result, "images");
-  if (!images || !images->is_array() || images->as_array().empty()) {
-    std::cout << "no images\n";
-    return kExitOk;
-  }
-  Table table({{"LAST USED", false, false, ""},
-               {"SIZE", true, false, ""},
-               {"OBJECTS", true, false, ""},
-               {"MODE", false, false, ""},
-               {"ANALYSES", false, false, ""},
-               {"DUMP", false, true, ""}});
-  for (const auto& image : images->as_array()) {
-    const bool readable = flag(image, "readable");
-    // The analyses kept next to the image (rootPaths, dominators), mapped by the next load.
-    std::string analyses;
-    if (const json::value* kept = member(image, "analyses"); kept && kept->is_array()) {
-      for (const auto& name : kept->as_array()) {
-        if (!name.is_string()) continue;
-        if (!analyses.empty()) analyses += ",";
-        analyses += name.as_string() == "rootPaths" ? "paths" : "dominators";
-      }
-    }
-    table.add({str(image, "lastUsed"), human_bytes(static_cast<double>(num(image, "bytes"))),
-               readable ? grouped(num(image, "objects")) : "-",
-               readable ? str(image, "mode") : "unreadable", analyses.empty() ? "-" : analyses,
-               readable ? str(image, "dump") : str(image, "image")});
-  }
-  table.print(std::cout, ctx.term());
+  print_doc(ctx.term(),
+            what == "clear" ? text::cache_clear_text(result) : text::cache_list_text(result));
   return kExitOk;
 }
 

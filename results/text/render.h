@@ -30,5 +30,9 @@ Doc path_text(const boost::json::value& path);
 // root's answer in words (its graph is the dot text): the retainer, its path,
 // or why there is none, and which container holds which samples.
 Doc retainer_text(const boost::json::value& root);
+// cache list (cacheList's result): the directory, then one row an image;
+// cache clear (cacheClear's): what was deleted.
+Doc cache_list_text(const boost::json::value& list);
+Doc cache_clear_text(const boost::json::value& cleared);
 
 }  // namespace heapleak::text

@@ -264,3 +264,22 @@ TEST_CASE("every renderer escapes the dump strings it prints", "[render][termina
   CHECK_FALSE(has(root_out, "\x1b"));
   CHECK_FALSE(has(root_out, "\x07"));
 }
+
+TEST_CASE("cache list and clear: one row an image, the analyses kept", "[render]") {
+  const auto listed = wire(R"({"dir":"/c","enabled":true,"maxBytes":10737418240,
+    "totalBytes":3145728,"images":[
+      {"image":"/c/a.hlimg","dump":"/d/B.json","mode":"full","bytes":2097152,
+       "lastUsed":"2026-12-05T01:00:00Z","objects":17620,"readable":true,
+       "analyses":["rootPaths","dominators"],"analysesBytes":1048576},
+      {"image":"/c/b\u001b.hlimg","dump":"","mode":"full","bytes":10,"lastUsed":"2026-12-05T02:00:00Z",
+       "objects":0,"readable":false,"analyses":[],"analysesBytes":0}]})");
+  CHECK(plain(cache_list_text(listed)) ==
+        "/c: 2 images, 3.0 MiB of 10.0 GiB\n"
+        "LAST USED                SIZE  OBJECTS  MODE        ANALYSES                    DUMP\n"
+        "2026-12-05T01:00:00Z  2.0 MiB   17,620  full        paths,dominators (1.0 MiB)  "
+        "/d/B.json\n"
+        "2026-12-05T02:00:00Z     10 B        -  unreadable  -                           "
+        "/c/b\\x1B.hlimg\n");
+  CHECK(plain(cache_clear_text(wire(R"({"dir":"/c","images":1,"bytes":2048})"))) ==
+        "deleted 1 image, 2.0 KiB, from /c\n");
+}

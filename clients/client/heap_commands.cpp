@@ -50,41 +50,7 @@ int run_list(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  // Loads other clients (or this shell, in the background) started and that have not ended yet.
-  std::string loading;
-  if (const json::value* names = member(result, "loading"); names && names->is_array()) {
-    for (const auto& name : names->as_array()) {
-      if (name.is_string())
-        loading += (loading.empty() ? "" : ", ") + std::string(name.as_string());
-    }
-  }
-  if (!loading.empty()) loading = "loading: " + loading + "\n";
-  const json::value* heaps = member(result, "heaps");
-  if (!heaps || !heaps->is_array() || heaps->as_array().empty()) {
-    std::cout << "no heaps loaded\n" << loading;
-    return kExitOk;
-  }
-  Table table({{"HEAP", false, false, "1;33"},
-               {"NAME", false, true, ""},
-               {"OBJECTS", true, false, ""},
-               {"MEMORY", true, false, ""},
-               {"LOAD", true, false, ""},
-               {"TRACED", false, false, ""},
-               {"PATH", false, true, ""}});
-  for (const auto& heap : heaps->as_array()) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.2f s", real(heap, "loadSeconds"));
-    table.add({str(heap, "heap"), str(heap, "name"), grouped(num(heap, "objects")),
-               human_bytes(static_cast<double>(num(heap, "residentBytes"))), seconds,
-               flag(heap, "traced") ? "yes" : "no", str(heap, "path")});
-  }
-  table.print(std::cout, ctx.term());
-  const std::uint64_t max = num(result, "maxBytes");
-  std::cout << "memory: " << human_bytes(static_cast<double>(num(result, "usedBytes"))) << " used"
-            << (max ? " of " + human_bytes(static_cast<double>(max)) + " (--max-memory)"
-                    : std::string(", no limit"))
-            << "\n"
-            << loading;
+  print_doc(ctx.term(), text::heaps_text(result));
   return kExitOk;
 }
 

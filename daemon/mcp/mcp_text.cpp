@@ -125,21 +125,7 @@ std::string mcp_loaded_text(const json::object& loaded) {
 }
 
 std::string mcp_heaps_text(const json::object& heaps) {
-  const json::array& list = rows(at(heaps, "heaps"));
-  std::string text =
-      std::to_string(list.size()) + " heaps loaded, " + bytes(at(heaps, "usedBytes")) + " used" +
-      (num(at(heaps, "maxBytes")) > 0 ? " of " + bytes(at(heaps, "maxBytes")) : "") + ".\n";
-  if (!list.empty()) text += "ID    OBJECTS     RESIDENT  TRACED  NAME  (PATH)\n";
-  for (const json::value& item : list) {
-    const json::object& heap = obj(item);
-    const bool traced = at(heap, "traced").is_bool() && at(heap, "traced").get_bool();
-    text += pad(str(at(heap, "heap")), 5) + " " + pad(count(num(at(heap, "objects"))), 11, true) +
-            " " + pad(bytes(at(heap, "residentBytes")), 11, true) + "  " +
-            pad(traced ? "yes" : "no", 6) + "  " + str(at(heap, "name")) + "  (" +
-            str(at(heap, "path")) + ")\n";
-  }
-  for (const json::value& name : rows(at(heaps, "loading"))) text += "loading: " + str(name) + "\n";
-  return text;
+  return text::plain(text::heaps_text(heaps));
 }
 
 std::string mcp_unloaded_text(const json::object& unloaded) {

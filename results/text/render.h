@@ -30,6 +30,8 @@ Doc path_text(const boost::json::value& path);
 // root's answer in words (its graph is the dot text): the retainer, its path,
 // or why there is none, and which container holds which samples.
 Doc retainer_text(const boost::json::value& root);
+// listHeaps: how many heaps, the memory used and the budget, one row a heap.
+Doc heaps_text(const boost::json::value& heaps);
 // cache list (cacheList's result): the directory, then one row an image;
 // cache clear (cacheClear's): what was deleted.
 Doc cache_list_text(const boost::json::value& list);

@@ -10,7 +10,7 @@ def test():
     check(loaded["heap"] == "h2" and loaded["objects"] == 17620 and loaded["path"] == H2, "load --json fields")
 
     r = expect(["list"], OK, "list")
-    check(r.stdout.startswith("HEAP") and "heap1" in r.stdout and "heap2.jsonl.gz" in r.stdout, "list table", r)
+    check(r.stdout.startswith("2 heaps loaded, ") and "\nHEAP " in r.stdout and "heap1" in r.stdout and "heap2.jsonl.gz" in r.stdout, "list table", r)
     check("\x1b[" not in r.stdout, "no colour when stdout is not a TTY", r)
     listing = json_of(expect(["list", "--json"], OK, "list --json"))
     check([h["heap"] for h in listing["heaps"]] == ["h1", "h2"], "list --json heaps: %s" % listing)

@@ -283,3 +283,16 @@ TEST_CASE("cache list and clear: one row an image, the analyses kept", "[render]
   CHECK(plain(cache_clear_text(wire(R"({"dir":"/c","images":1,"bytes":2048})"))) ==
         "deleted 1 image, 2.0 KiB, from /c\n");
 }
+
+TEST_CASE("heaps: the count, the memory and its budget, one row a heap", "[render]") {
+  const auto heaps = wire(R"({"usedBytes":1153434,"maxBytes":0,"loading":["C"],
+    "heaps":[{"heap":"h1","name":"A","objects":17566,"residentBytes":1153434,"loadSeconds":0.0412,
+              "traced":false,"path":"/d/A.json"}]})");
+  CHECK(plain(heaps_text(heaps)) ==
+        "1 heap loaded, 1.1 MiB used, no limit\n"
+        "HEAP  NAME  OBJECTS   MEMORY    LOAD  TRACED  PATH\n"
+        "h1    A      17,566  1.1 MiB  0.04 s  no      /d/A.json\n"
+        "loading: C\n");
+  CHECK(plain(heaps_text(wire(R"({"usedBytes":0,"maxBytes":1048576,"heaps":[]})"))) ==
+        "0 heaps loaded, 0 B used of 1.0 MiB (--max-memory)\n");
+}

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "results/text/version.h"
+
 namespace heapleak::daemon {
 namespace {
 
@@ -14,6 +16,7 @@ constexpr const char* kUsage =
 
 The heapleak daemon: keeps parsed Ruby heap dumps in memory and answers
 JSON-RPC 2.0 (LSP base protocol, or one JSON message per line) about them.
+`heapleakd --version` prints its version.
 
   --stdio               serve one client on stdin/stdout (what editors spawn)
   --mcp                 serve one MCP client (an AI agent) on stdin/stdout:
@@ -92,6 +95,10 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
     };
     if (arg == "--help" || arg == "-h") {
       message = kUsage;
+      exit_code = 0;
+      return std::nullopt;
+    } else if (arg == "--version") {
+      message = std::string("heapleakd ") + text::kVersion + "\n";
       exit_code = 0;
       return std::nullopt;
     } else if (arg == "--stdio") {

@@ -10,12 +10,13 @@
 
 #include "daemon/daemon_context.h"
 #include "daemon/daemon_options.h"
-#include "daemon/mcp_session.h"
-#include "daemon/mcp_tools.h"
+#include "daemon/mcp/mcp_session.h"
+#include "daemon/mcp/mcp_tools.h"
 #include "daemon/method_table.h"
 #include "daemon/socket_server.h"
 #include "daemon/stdio_server.h"
 #include "protocol/logger.h"
+#include "results/text/version.h"
 
 namespace {
 
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   register_all_methods(*binder, context);
 
   protocol::SessionOptions session;
-  session.server_version = "0.1.0";
+  session.server_version = text::kVersion;
   session.capabilities = capabilities(*binder, *options);
   session.logger = logger;
 

@@ -1,7 +1,7 @@
 // What a Connection serves: a session fed the bytes the transport reads, which
 // writes whole frames through the sink it was built with. heapleakd's
 // JSON-RPC session (protocol::Session: LSP framing and lifecycle) and MCP's
-// (daemon/mcp_session.h) are the two; a SessionFactory builds one per
+// (daemon/mcp/mcp_session.h) are the two; a SessionFactory builds one per
 // connection, so both share the read loop, the writer queue and its limits.
 #pragma once
 

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <map>
 
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::results {
-using clients::grouped;
-using clients::human_bytes;
+using text::grouped;
+using text::human_bytes;
 
 namespace {
 

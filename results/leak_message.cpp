@@ -1,10 +1,10 @@
 #include "results/leak_message.h"
 
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::results {
-using clients::grouped;
-using clients::human_bytes;
+using text::grouped;
+using text::human_bytes;
 
 std::string leak_sentence(const LeakCluster& row, bool at_sites) {
   std::string what;

@@ -121,7 +121,13 @@ json::object root_path_json(const Heap& heap, const RootPath& path) {
                    {"path", addresses_json(heap, path.path)},
                    {"pathNames", std::move(names)},
                    {"objects", std::move(objects)}};
-  if (!path.root_via.empty()) out["rootVia"] = addresses_json(heap, path.root_via);
+  if (!path.root_via.empty()) {
+    out["rootVia"] = addresses_json(heap, path.root_via);
+    // Their names, as a path's text says them (ROOT vm (through DATA:VM/pin_array_list)).
+    json::array via_names;
+    for (ObjectIndex i : path.root_via) via_names.emplace_back(ruby_name(heap, i));
+    out["rootViaNames"] = std::move(via_names);
+  }
   return out;
 }
 
@@ -233,6 +239,14 @@ json::array path_tree_json(const Heap& heap, const PathTreeNode& node) {
 json::object owner_json(const Heap& heap, const OwnerReport& report) {
   json::array owners;
   for (const auto& owner : report.owners) owners.push_back(owner_brief_json(heap, owner));
+  // The owner's path in Ruby's words, so a client prints it without asking
+  // for each hop's name (pathNames[0] names the root, as pathToRoot's).
+  json::array names;
+  if (!report.owner_path.path.empty()) {
+    for (auto& name : path_names(heap, report.owner_path.root, report.owner_path.path,
+                                 path_vias(heap, report.owner_path.path)))
+      names.emplace_back(name);
+  }
   return json::object{
       {"owner", report.owner.object == kNoObject
                     ? json::value(nullptr)
@@ -242,6 +256,7 @@ json::object owner_json(const Heap& heap, const OwnerReport& report) {
       {"unreachable", addresses_json(heap, report.unreachable)},
       {"root", report.owner_path.root},
       {"path", addresses_json(heap, report.owner_path.path)},
+      {"pathNames", std::move(names)},
       {"paths", json::object{{"key", report.merged_paths.key},
                              {"count", report.merged_paths.count},
                              {"children", path_tree_json(heap, report.merged_paths)}}},

@@ -7,12 +7,12 @@
 #include <map>
 #include <vector>
 
-#include "clients/common/human_bytes.h"
 #include "results/leak_message.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::results {
 namespace json = boost::json;
-using clients::grouped;
+using text::grouped;
 
 namespace {
 

@@ -5,12 +5,13 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "clients/common/human_bytes.h"
 #include "core/analysis_cost.h"
 #include "results/cache_json.h"
+#include "results/text/human_bytes.h"
+#include "results/text/render.h"
 
 namespace heapleak::cli {
-using clients::human_bytes;
+using text::human_bytes;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak cache list|clear [--json] [--cache-dir DIR]
@@ -37,44 +38,20 @@ int run_cache(const std::vector<std::string>& argv) {
       (args.positional[0] != "list" && args.positional[0] != "clear"))
     throw UsageError{"expects list or clear"};
   const HeapCache& cache = cli_cache();
-  std::ostringstream out;
+  const bool as_json = args.has("--json");
   if (args.positional[0] == "clear") {
-    const auto cleared = cache.clear();
-    if (args.has("--json"))
-      return write_output(args, to_json_text(results::cache_clear_json(cache, cleared)))
-                 ? kExitOk
-                 : kExitInput;
-    out << "deleted " << cleared.images << (cleared.images == 1 ? " image" : " images") << ", "
-        << human_bytes(cleared.bytes) << ", from " << cache.dir() << "\n";
-    return write_output(args, out.str()) ? kExitOk : kExitInput;
+    const auto json = results::cache_clear_json(cache, cache.clear());
+    return (as_json ? write_output(args, to_json_text(json))
+                    : write_doc(args, text::cache_clear_text(json)))
+               ? kExitOk
+               : kExitInput;
   }
-  const auto entries = cache.list();
-  if (args.has("--json"))
-    return write_output(args, to_json_text(results::cache_list_json(cache, entries))) ? kExitOk
-                                                                                      : kExitInput;
-  std::uint64_t total = 0;
-  for (const auto& entry : entries) total += entry.bytes + entry.analyses_bytes;
-  out << cache.dir() << ": " << entries.size() << (entries.size() == 1 ? " image, " : " images, ")
-      << human_bytes(total) << " of " << human_bytes(cache.max_bytes())
-      << (cache.enabled() ? "" : " (cache off)") << "\n";
-  for (const auto& entry : entries) {
-    out << "  " << results::utc_time_text(entry.last_used) << "  " << human_bytes(entry.bytes)
-        << "  ";
-    if (entry.readable) {
-      out << entry.objects << " objects  "
-          << (entry.mode == LoadMode::kFull ? "full" : "identity-only") << "  " << entry.dump_path;
-      if (entry.analyses != 0) {
-        const bool both = entry.analyses == (kRootPathsAnalysis | kDominatorsAnalysis);
-        out << "\n    analyses kept (" << human_bytes(entry.analyses_bytes)
-            << "): " << (entry.analyses & kRootPathsAnalysis ? "root paths" : "")
-            << (both ? ", " : "") << (entry.analyses & kDominatorsAnalysis ? "dominator tree" : "");
-      }
-    } else {
-      out << "unreadable (damaged or another version; rebuilt on next use)";
-    }
-    out << "\n    " << entry.image_path << "\n";
-  }
-  return write_output(args, out.str()) ? kExitOk : kExitInput;
+  // The same JSON and text as heapleak-client's cache list (heapleakd's cacheList).
+  const auto json = results::cache_list_json(cache, cache.list());
+  return (as_json ? write_output(args, to_json_text(json))
+                  : write_doc(args, text::cache_list_text(json)))
+             ? kExitOk
+             : kExitInput;
 }
 
 }  // namespace heapleak::cli

@@ -18,9 +18,10 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "clients/cli/text_format.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::cli {
+using text::human_bytes;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak capture PID|SOCKET --out DIR [options]

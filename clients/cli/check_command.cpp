@@ -14,7 +14,6 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
-#include "clients/cli/text_format.h"
 #include "core/dump_series.h"
 #include "core/leak_clusters.h"
 #include "core/load_warnings.h"
@@ -24,9 +23,12 @@
 #include "results/leak_baseline.h"
 #include "results/leak_gate.h"
 #include "results/sarif.h"
+#include "results/text/human_bytes.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
 using namespace results;
+using text::human_bytes;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak check A B [C] [options]
@@ -50,13 +52,14 @@ options:
   --fail-on-growth FACTOR    fail when a known leak retains more than FACTOR times its
                              baseline bytes (without it, growth past 2x is only reported)
   --format text|json|sarif|junit   the report (default text; its first line is the verdict)
+  --json                           the same as --format json
   --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
                              a relative DIR is taken from the current directory)
   --output FILE, -o FILE     write the report to FILE instead of stdout
 )";
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
-  return clients::grouped(n) + " " + (n == 1 ? one : many);
+  return text::grouped(n) + " " + (n == 1 ? one : many);
 }
 
 std::string first_site(const LeakCluster& row) {
@@ -175,7 +178,7 @@ bool write_text_file(const std::string& path, const std::string& text) {
 
 int run_check(const std::vector<std::string>& argv) {
   const Args parsed = parse_args(
-      argv, {{"--help", "-h"},
+      argv, {{"--json", "--help", "-h"},
              {"--max-leaked-bytes", "--max-leaked-objects", "--baseline", "--write-baseline",
               "--fail-on-growth", "--format", "--source-root", "--output", "-o"}});
   if (parsed.has("--help") || parsed.has("-h")) {
@@ -184,7 +187,9 @@ int run_check(const std::vector<std::string>& argv) {
   }
   if (parsed.positional.size() < 2 || parsed.positional.size() > 3)
     throw UsageError{"expects two or three dumps: A B [C]"};
-  const std::string format = parsed.value("--format").value_or("text");
+  // --json is --format json, as in every command that prints JSON.
+  const std::string format =
+      parsed.has("--json") ? "json" : parsed.value("--format").value_or("text");
   if (format != "text" && format != "json" && format != "sarif" && format != "junit")
     throw UsageError{"--format expects text, json, sarif or junit, got '" + format + "'"};
   if (parsed.value("--output") && parsed.value("-o"))
@@ -282,7 +287,9 @@ int run_check(const std::vector<std::string>& argv) {
   } else if (format == "junit") {
     report = junit_xml(clusters, verdict);
   } else {
-    report = text_report(clusters, verdict, budget, judged_against, baseline_size);
+    // Class names and files come from the dump: one escaping rule for screens.
+    report =
+        text::shown_lines(text_report(clusters, verdict, budget, judged_against, baseline_size));
   }
   if (!write_output(args, report)) return kExitInput;
   // Whatever the format, the verdict's first line goes to stderr when the

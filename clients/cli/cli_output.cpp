@@ -13,6 +13,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -65,6 +66,33 @@ bool write_output(const Args& args, const std::string& text) {
 
 std::string to_json_text(const boost::json::value& value) {
   return boost::json::serialize(value) + "\n";
+}
+
+bool write_doc(const Args& args, const text::Doc& doc) {
+  for (const auto& warning : doc.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+  return write_output(args, text::plain(doc));
+}
+
+void name_dumps(boost::json::object& result, const std::vector<std::string>& paths) {
+  // The daemon's `files` (daemon/method_support.cpp): file names, whole
+  // paths when two dumps share a name.
+  namespace fs = std::filesystem;
+  static const char* kRoles[] = {"baseline", "target", "later"};
+  bool unique = true;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    for (std::size_t j = i + 1; j < paths.size(); ++j)
+      unique = unique && fs::path(paths[i]).filename() != fs::path(paths[j]).filename();
+  boost::json::object files;
+  for (std::size_t k = 0; k < paths.size() && k < 3; ++k)
+    files[kRoles[k]] = unique ? fs::path(paths[k]).filename().string() : paths[k];
+  result["files"] = std::move(files);
+}
+
+bool json_wanted(const Args& args) {
+  const auto format = args.value("--format");
+  if (format && *format != "json" && *format != "text")
+    throw UsageError{"--format expects text or json, got '" + *format + "'"};
+  return args.has("--json") || format == std::optional<std::string>("json");
 }
 
 namespace {

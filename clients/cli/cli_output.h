@@ -16,6 +16,8 @@
 #include "core/heap_cache.h"
 #include "core/loader.h"
 #include "core/object_key.h"
+#include "results/text/text_doc.h"
+#include "results/text/version.h"
 
 namespace heapleak::cli {
 
@@ -25,11 +27,12 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitInput = 3,
   kExitUnknownAddress = 4,
-  kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
-  kExitGateError = 6,   // heapleak check: a dump unreadable or cut short, or not one series
+  kExitGateFailed = 5,   // heapleak check: a new leak, a budget passed, a known leak grew
+  kExitGateError = 6,    // heapleak check: a dump unreadable or cut short, or not one series
+  kExitNoGraphviz = 11,  // root --format svg|png without Graphviz (heapleak-client's 11)
 };
 
-constexpr const char* kHeapleakVersion = "0.1.0";
+constexpr const char* kHeapleakVersion = text::kVersion;
 
 int exit_code_for(ErrorReason reason);
 // Prints "heapleak: MESSAGE" on stderr and returns the matching exit code.
@@ -39,6 +42,16 @@ int report_error(const Error& error);
 // printing why) when the file cannot be written.
 bool write_output(const Args& args, const std::string& text);
 std::string to_json_text(const boost::json::value& value);
+// A rendered result (results/text): its warnings on stderr, its text to the
+// -o file or stdout. Returns write_output's answer.
+bool write_doc(const Args& args, const text::Doc& doc);
+// Names the dumps A B [C] of a leak result for its header (baselineFile,
+// targetFile, laterFile), as a client that loaded them by path would.
+void name_dumps(boost::json::object& result, const std::vector<std::string>& paths);
+// --json, or --format json: every command that prints JSON takes both
+// (--format text is the default; another --format is a UsageError). stats and
+// root, whose --format has more values, check theirs first.
+bool json_wanted(const Args& args);
 
 // `--by class|site|generation` (default class); throws UsageError.
 GroupBy group_by_option(const Args& args);

@@ -16,7 +16,7 @@ constexpr const char* kUsage =
 usage:
   heapleak stats A B [C] [--by class|site|generation] [--json] [-o FILE]
       objects in B that were not in A and are still alive in C (the leak)
-  heapleak root HEAP ADDR... [--min-samples K] [--json] [-o FILE]
+  heapleak root HEAP ADDR... [--min-samples K] [--format dot|svg|png|json] [-o FILE]
       the nearest object that holds all the sample objects, as a Graphviz graph
   heapleak path HEAP ADDR [--json]
       the shortest path from a GC root to an object
@@ -43,7 +43,7 @@ and --cache-max-bytes N (default 10 GiB; least recently used images go first).
 
 Dumps may be plain or gzipped. `heapleak COMMAND --help` tells more.
 Exit codes: 0 ok, 1 no answer, 2 usage error, 3 unreadable input, 4 unknown address,
-5 check: the leak gate failed.
+5 check: the leak gate failed, 11 root --format svg|png: Graphviz is not installed.
 )";
 
 // Takes the cache flags out of `args` (every command accepts them).

@@ -1,20 +1,18 @@
 // `heapleak path HEAP ADDR`: the shortest path from a GC root to an object.
 #include <iostream>
-#include <sstream>
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/naming.h"
-#include "core/object_key.h"
 #include "core/root_paths.h"
 #include "results/results_json.h"
+#include "results/text/render.h"
 
 namespace heapleak::cli {
 using namespace results;
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: heapleak path HEAP ADDR [--json] [-o FILE]
+constexpr const char* kHelp = R"(usage: heapleak path HEAP ADDR [--json|--format json] [-o FILE]
 
 The shortest chain of references from a GC root (vm, global_tbl,
 machine_context, ...) to the object at ADDR.
@@ -23,12 +21,13 @@ machine_context, ...) to the object at ADDR.
 }  // namespace
 
 int run_path(const std::vector<std::string>& argv) {
-  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"-o"}});
+  const Args args = parse_args(argv, {{"--json", "--help", "-h"}, {"--format", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
   }
   if (args.positional.size() != 2) throw UsageError{"expects a dump and one address"};
+  const bool as_json = json_wanted(args);  // checks --format before the load
   const Address address = parse_addresses({args.positional[1]}).front();
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
@@ -40,29 +39,9 @@ int run_path(const std::vector<std::string>& argv) {
   }
   auto path = path_to_root(*heap, *index);
   if (!path) return report_error(path.error());
-  std::string text;
-  if (args.has("--json")) {
-    text = to_json_text(root_path_json(*heap, *path));
-  } else {
-    std::ostringstream out;
-    out << "ROOT " << path->root;
-    // VM internals between the root and the first Ruby-visible object (3.4+).
-    for (std::size_t k = 0; k < path->root_via.size(); ++k)
-      out << (k ? ", " : " (through ") << ruby_name(*heap, path->root_via[k]);
-    out << (path->root_via.empty() ? "\n" : ")\n");
-    const std::vector<EdgeName> vias = path_vias(*heap, path->path);
-    for (std::size_t k = 0; k < path->path.size(); ++k) {
-      const ObjectIndex i = path->path[k];
-      out << "  -> " << format_address(heap->address(i)) << " " << object_key(*heap, i);
-      if (auto site = allocation_site(*heap, i); !site.empty()) out << " (" << site << ")";
-      // The ivar of the object above that holds this one (Ruby 3.2+ dumps).
-      if (std::string via = edge_suffix(vias[k]); !via.empty())
-        out << "  held in " << via.substr(1);
-      out << "\n";
-    }
-    text = out.str();
-  }
-  return write_output(args, text) ? kExitOk : kExitInput;
+  const boost::json::object json = root_path_json(*heap, *path);
+  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+  return write_doc(args, text::path_text(json)) ? kExitOk : kExitInput;
 }
 
 }  // namespace heapleak::cli

@@ -1,13 +1,16 @@
 // `heapleak root HEAP ADDR...`: the nearest common retainer of sample
 // objects, drawn as dot (the seed's output) or answered as JSON.
+#include <unistd.h>
+
 #include <iostream>
+#include <optional>
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "clients/cli/text_format.h"
-#include "core/naming.h"
+#include "clients/common/graphviz_render.h"
 #include "core/retainer_report.h"
 #include "results/results_json.h"
+#include "results/text/render.h"
 
 namespace heapleak::cli {
 using namespace results;
@@ -16,22 +19,24 @@ namespace {
 constexpr const char* kHelp = R"(usage: heapleak root HEAP ADDR... [options]
 
 Walks the references backwards from the sample objects to the nearest object
-that holds them all, and prints the paths as a Graphviz dot graph: samples in
-blue, the retainer in red, its path from a GC root dashed.
-Render it with: dot -Tsvg -o leak.svg leak.dot
+that holds them all, and prints the paths as a Graphviz graph: samples in
+blue, the retainer in red, its path from a GC root dashed. The answer in
+words goes to stderr (to stdout when the graph goes to a file).
 
 options:
-  --min-samples K   accept a retainer that holds at least K of the samples
-  --max-visits N    give up after following N references (default 20,000,000)
-  --json            print {retainer, distance, dot, nodes, edges, ...}
-  -o FILE           write to FILE instead of stdout
+  --min-samples K         accept a retainer that holds at least K of the samples
+  --max-visits N          give up after following N references (default 20,000,000)
+  --format dot|svg|png    the graph as dot text (default) or rendered by Graphviz's
+                          `dot` (exit 11 when it is not installed)
+  --json, --format json   print {retainer, distance, dot, nodes, edges, ...}
+  -o FILE                 write to FILE instead of stdout
 )";
 
 }  // namespace
 
 int run_root(const std::vector<std::string>& argv) {
-  const Args args =
-      parse_args(argv, {{"--json", "--help", "-h"}, {"--min-samples", "--max-visits", "-o"}});
+  const Args args = parse_args(
+      argv, {{"--json", "--help", "-h"}, {"--min-samples", "--max-visits", "--format", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -41,45 +46,47 @@ int run_root(const std::vector<std::string>& argv) {
   request.addresses = parse_addresses({args.positional.begin() + 1, args.positional.end()});
   if (auto k = args.value("--min-samples")) request.min_samples = parse_count("--min-samples", *k);
   if (auto v = args.value("--max-visits")) request.max_visits = parse_count("--max-visits", *v);
+  // --format as heapleak-client's root takes it, checked before the load.
+  const std::string format = args.has("--json") ? "json" : args.value("--format").value_or("dot");
+  if (format != "dot" && format != "svg" && format != "png" && format != "json")
+    throw UsageError{"--format expects dot, svg, png or json, got '" + format + "'"};
+  std::optional<std::string> dot_binary;
+  if (format == "svg" || format == "png") {
+    dot_binary = graphviz::find_dot();
+    if (!dot_binary) {
+      std::cerr << "heapleak root: " << graphviz::graphviz_install_hint() << "\n";
+      return kExitNoGraphviz;
+    }
+    if (format == "png" && !args.value("-o") && ::isatty(1))
+      throw UsageError{"--format png writes binary data; give -o FILE or redirect stdout"};
+  }
 
   int exit_code = kExitOk;
   auto heap = load_or_report(args.positional[0], {}, exit_code);
   if (!heap) return exit_code;
   auto report = explain_retention(*heap, request);
   if (!report) return report_error(report.error());
-  for (Address address : report->unknown) {
-    std::cerr << "heapleak: " << format_address(address) << " is not in " << args.positional[0]
-              << "; left out\n";
+  const boost::json::object json = retainer_json(*heap, *report);
+  // The graph goes to stdout; the answer in words (the retainer, or why there
+  // is none; which container holds which samples) to stderr, or to stdout
+  // when the graph goes to a file.
+  std::string summary = text::plain(text::retainer_text(json));
+  if (auto file = args.value("-o")) {  // as heapleak-client says it
+    summary.pop_back();
+    std::cout << summary << "; graph written to " << *file << "\n";
+  } else {
+    std::cerr << summary;
   }
-  if (report->result.retainer == kNoObject) {
-    std::cerr << "heapleak: no common retainer: "
-              << (report->result.budget_exhausted
-                      ? "the search gave up after visiting " +
-                            std::to_string(report->result.visited) + " references"
-                      : "no object holds all the samples")
-              << " (try --min-samples)\n";
-  }
-  // The graph goes to stdout; which container holds which samples goes to stderr.
-  if (report->split.split) {
-    std::cerr << "heapleak: the samples are held by " << report->split.groups.size()
-              << " different containers; the common retainer is only where their paths meet:\n";
-    for (const auto& group : report->split.groups) {
-      std::cerr << "  "
-                << (group.container == kNoObject ? std::string("(no container)")
-                                                 : describe_object(*heap, group.container))
-                << " holds";
-      for (ObjectIndex sample : group.samples)
-        std::cerr << " " << format_address(heap->address(sample));
-      std::cerr << "\n";
+  if (dot_binary) {
+    if (std::string error =
+            graphviz::render_graph(*dot_binary, report->dot, format, args.value("-o").value_or(""));
+        !error.empty()) {
+      std::cerr << "heapleak root: " << error << "\n";
+      return kExitInput;
     }
-  } else if (report->result.retainer != kNoObject &&
-             is_vm_internal(*heap, report->result.retainer)) {
-    std::cerr << "heapleak: the common retainer " << ruby_name(*heap, report->result.retainer)
-              << " is a VM internal, not an object of the program\n";
+  } else if (!write_output(args, format == "json" ? to_json_text(json) : report->dot)) {
+    return kExitInput;
   }
-  const std::string text =
-      args.has("--json") ? to_json_text(retainer_json(*heap, *report)) : report->dot;
-  if (!write_output(args, text)) return kExitInput;
   if (report->result.retainer == kNoObject) return kExitNoAnswer;
   return report->unknown.empty() ? kExitOk : kExitUnknownAddress;
 }

@@ -8,6 +8,7 @@
 #include "core/leak_diff.h"
 #include "results/grouping_warning.h"
 #include "results/stats_json.h"
+#include "results/text/render.h"
 
 namespace heapleak::cli {
 using namespace results;
@@ -23,14 +24,21 @@ options:
                               or GC generation (the last two need allocation tracing)
   --samples N                 sample addresses per group (default 6, with --json every
                               address; 0: none)
-  --limit N                   show only the N largest groups (default and 0: all)
-  --json                      print JSON with every address of every group
+  --limit N                   show only the N largest groups (0: all; default 20 in
+                              the table, all with --format json or seed)
+  --format table|json|seed    the table (default, as heapleak-client prints it), JSON
+                              with every address of every group, or the seed's text
+                              ("Potentially leaked objects:", raw byte counts) for
+                              scripts that parse it
+  --json                      the same as --format json
   -o FILE                     write to FILE instead of stdout
 )";
 
-constexpr std::size_t kTextSamples = 6;
+constexpr std::size_t kSeedSamples = 6;   // the seed's text lists six addresses a group
+constexpr std::size_t kTableSamples = 3;  // the table shows three (results/text)
+constexpr std::size_t kTableGroups = 20;
 
-std::string render_text(const Heap& target, const LeakDiff& diff, std::size_t samples,
+std::string render_seed(const Heap& target, const LeakDiff& diff, std::size_t samples,
                         std::size_t limit) {
   std::ostringstream out;
   out << "Potentially leaked objects:\n";
@@ -55,8 +63,8 @@ std::string render_text(const Heap& target, const LeakDiff& diff, std::size_t sa
 }  // namespace
 
 int run_stats(const std::vector<std::string>& argv) {
-  const Args args =
-      parse_args(argv, {{"--json", "--help", "-h"}, {"--by", "--samples", "--limit", "-o"}});
+  const Args args = parse_args(
+      argv, {{"--json", "--help", "-h"}, {"--by", "--samples", "--limit", "--format", "-o"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -66,12 +74,18 @@ int run_stats(const std::vector<std::string>& argv) {
   }
   LeakDiffOptions options;
   options.group_by = group_by_option(args);
+  const std::string format = args.has("--json") ? "json" : args.value("--format").value_or("table");
+  if (format != "table" && format != "json" && format != "seed")
+    throw UsageError{"--format expects table, json or seed"};
   const auto samples_flag = args.value("--samples");
-  const std::size_t samples = samples_flag ? parse_count("--samples", *samples_flag) : kTextSamples;
+  const std::size_t samples = samples_flag ? parse_count("--samples", *samples_flag)
+                                           : (format == "seed" ? kSeedSamples : kTableSamples);
   // --json lists every address unless --samples says how many.
-  if (args.has("--json") && samples_flag) options.samples_per_group = samples;
-  const std::size_t limit =
-      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 0;
+  if (format != "json" || samples_flag) options.samples_per_group = samples;
+  // The table shows the 20 largest groups, as heapleak-client's; JSON and the
+  // seed's text list them all.
+  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit"))
+                                                  : (format == "table" ? kTableGroups : 0);
 
   // The diff needs no references: load identity columns only, two dumps at a
   // time. stats' peak is its loads: three at once raised it from 886 to
@@ -87,15 +101,18 @@ int run_stats(const std::vector<std::string>& argv) {
   LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
   add_series_warnings(check_series(*heaps[0], *heaps[1], later, diff.compacted), diff.warnings);
   warn_if_untraced(diff, *heaps[1], options.group_by);
-  for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-
-  std::string text;
-  if (args.has("--json")) {
-    text = to_json_text(stats_json(*heaps[1], diff, options.group_by, limit));
-  } else {
-    text = render_text(*heaps[1], diff, samples, limit);
+  if (format == "seed") {
+    for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+    return write_output(args, render_seed(*heaps[1], diff, samples, limit)) ? kExitOk : kExitInput;
   }
-  return write_output(args, text) ? kExitOk : kExitInput;
+  boost::json::object json = stats_json(*heaps[1], diff, options.group_by, limit);
+  if (format == "json") {
+    for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+    return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+  }
+  // The table names the dumps where the daemon's answer names heaps.
+  name_dumps(json, args.positional);
+  return write_doc(args, text::stats_text(json, {" (--limit 0 shows all)"})) ? kExitOk : kExitInput;
 }
 
 }  // namespace heapleak::cli

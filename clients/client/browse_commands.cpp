@@ -39,7 +39,7 @@ int run_page(CommandContext& ctx, const char* method) {
   }
   std::cout << (count ? std::to_string(offset + 1) + "-" + std::to_string(offset + count) + " of "
                       : "0 of ")
-            << grouped(total) << " " << method << " of " << str(result, "address");
+            << grouped(total) << " " << method << " of " << text::field(result, "address");
   if (offset + count < total) std::cout << " (next page: --offset " << offset + count << ")";
   std::cout << "\n";
   return kExitOk;

@@ -1,25 +1,15 @@
-// Rendering dot text with Graphviz: finds `dot` on PATH and pipes the graph
-// through `dot -Tsvg|-Tpng` into a file or stdout. Never installs anything;
-// when dot is missing the caller says how to get it.
+// Where heapleak-client's graphs go (--format dot|svg|png, -o FILE), checked
+// before any request; the rendering itself is clients/common's (shared with
+// heapleak root).
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "clients/client/client_args.h"
+#include "clients/common/graphviz_render.h"
 
 namespace heapleak::client {
-
-// The dot executable on PATH, or nullopt.
-std::optional<std::string> find_dot();
-
-// What to tell a user without Graphviz.
-std::string graphviz_install_hint();
-
-// Renders `dot_text` as `format` (svg or png) into `output` ("" = stdout).
-// Returns an error message, or "" on success.
-std::string render_graph(const std::string& dot_binary, const std::string& dot_text,
-                         const std::string& format, const std::string& output);
 
 // Where a command's graph goes: --format dot|svg|png and -o FILE.
 struct GraphOutput {

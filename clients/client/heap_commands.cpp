@@ -14,6 +14,8 @@
 #include "clients/client/heap_resolver.h"
 #include "clients/client/output.h"
 #include "clients/client/table.h"
+#include "results/text/render.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -39,12 +41,12 @@ int run_load(CommandContext& ctx) {
       warnings && warnings->is_array()) {
     for (const auto& warning : warnings->as_array()) {
       if (warning.is_string())
-        std::cerr << "heapleak-client: warning: " << warning.as_string().c_str() << "\n";
+        std::cerr << "heapleak-client: warning: " << text::shown(warning.as_string()) << "\n";
     }
   }
   if (const std::uint64_t broken = num(result, "brokenLines"); broken > 0) {
     std::cerr << "heapleak-client: warning: skipped " << grouped(broken) << " unreadable lines of "
-              << str(result, "path") << "\n";
+              << text::field(result, "path") << "\n";
   }
   return kExitOk;
 }
@@ -55,41 +57,7 @@ int run_list(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  // Loads other clients (or this shell, in the background) started and that have not ended yet.
-  std::string loading;
-  if (const json::value* names = member(result, "loading"); names && names->is_array()) {
-    for (const auto& name : names->as_array()) {
-      if (name.is_string())
-        loading += (loading.empty() ? "" : ", ") + std::string(name.as_string());
-    }
-  }
-  if (!loading.empty()) loading = "loading: " + loading + "\n";
-  const json::value* heaps = member(result, "heaps");
-  if (!heaps || !heaps->is_array() || heaps->as_array().empty()) {
-    std::cout << "no heaps loaded\n" << loading;
-    return kExitOk;
-  }
-  Table table({{"HEAP", false, false, "1;33"},
-               {"NAME", false, true, ""},
-               {"OBJECTS", true, false, ""},
-               {"MEMORY", true, false, ""},
-               {"LOAD", true, false, ""},
-               {"TRACED", false, false, ""},
-               {"PATH", false, true, ""}});
-  for (const auto& heap : heaps->as_array()) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.2f s", real(heap, "loadSeconds"));
-    table.add({str(heap, "heap"), str(heap, "name"), grouped(num(heap, "objects")),
-               human_bytes(static_cast<double>(num(heap, "residentBytes"))), seconds,
-               flag(heap, "traced") ? "yes" : "no", str(heap, "path")});
-  }
-  table.print(std::cout, ctx.term());
-  const std::uint64_t max = num(result, "maxBytes");
-  std::cout << "memory: " << human_bytes(static_cast<double>(num(result, "usedBytes"))) << " used"
-            << (max ? " of " + human_bytes(static_cast<double>(max)) + " (--max-memory)"
-                    : std::string(", no limit"))
-            << "\n"
-            << loading;
+  print_doc(ctx.term(), text::heaps_text(result));
   return kExitOk;
 }
 
@@ -100,7 +68,8 @@ int run_unload(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  std::cout << "unloaded " << str(result, "heap") << " (" << str(result, "name") << ")\n";
+  std::cout << "unloaded " << text::field(result, "heap") << " (" << text::field(result, "name")
+            << ")\n";
   return kExitOk;
 }
 
@@ -114,44 +83,8 @@ int run_cache(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  if (what == "clear") {
-    std::cout << "deleted " << num(result, "images") << " image(s), "
-              << human_bytes(static_cast<double>(num(result, "bytes"))) << ", from "
-              << str(result, "dir") << "\n";
-    return kExitOk;
-  }
-  std::cout << str(result, "dir") << ": "
-            << human_bytes(static_cast<double>(num(result, "totalBytes"))) << " of "
-            << human_bytes(static_cast<double>(num(result, "maxBytes")))
-            << (flag(result, "enabled") ? "" : " (cache off)") << "\n";
-  const json::value* images = member(result, "images");
-  if (!images || !images->is_array() || images->as_array().empty()) {
-    std::cout << "no images\n";
-    return kExitOk;
-  }
-  Table table({{"LAST USED", false, false, ""},
-               {"SIZE", true, false, ""},
-               {"OBJECTS", true, false, ""},
-               {"MODE", false, false, ""},
-               {"ANALYSES", false, false, ""},
-               {"DUMP", false, true, ""}});
-  for (const auto& image : images->as_array()) {
-    const bool readable = flag(image, "readable");
-    // The analyses kept next to the image (rootPaths, dominators), mapped by the next load.
-    std::string analyses;
-    if (const json::value* kept = member(image, "analyses"); kept && kept->is_array()) {
-      for (const auto& name : kept->as_array()) {
-        if (!name.is_string()) continue;
-        if (!analyses.empty()) analyses += ",";
-        analyses += name.as_string() == "rootPaths" ? "paths" : "dominators";
-      }
-    }
-    table.add({str(image, "lastUsed"), human_bytes(static_cast<double>(num(image, "bytes"))),
-               readable ? grouped(num(image, "objects")) : "-",
-               readable ? str(image, "mode") : "unreadable", analyses.empty() ? "-" : analyses,
-               readable ? str(image, "dump") : str(image, "image")});
-  }
-  table.print(std::cout, ctx.term());
+  print_doc(ctx.term(),
+            what == "clear" ? text::cache_clear_text(result) : text::cache_list_text(result));
   return kExitOk;
 }
 

@@ -11,6 +11,8 @@
 #include "clients/client/commands.h"
 #include "clients/client/exit_codes.h"
 #include "clients/client/usage.h"
+#include "results/text/terminal_safe.h"
+#include "results/text/version.h"
 
 namespace {
 
@@ -45,7 +47,8 @@ Runner runner_for(const std::string& command) {
 }
 
 int report(const ClientError& error) {
-  if (!error.message.empty()) std::cerr << "heapleak-client: " << error.message << "\n";
+  if (!error.message.empty())
+    std::cerr << "heapleak-client: " << heapleak::text::shown(error.message) << "\n";
   if (error.code == kExitUsage) std::cerr << "(see heapleak-client --help)\n";
   return error.code;
 }
@@ -54,6 +57,10 @@ int report(const ClientError& error) {
 
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::cout << "heapleak-client " << heapleak::text::kVersion << "\n";
+    return kExitOk;
+  }
   try {
     Args args = parse_args(std::vector<std::string>(argv + 1, argv + argc));
     if (args.command == "help") {

@@ -2,8 +2,10 @@
 
 #include <boost/json/serialize.hpp>
 #include <fstream>
+#include <iostream>
 
 #include "clients/client/exit_codes.h"
+#include "clients/client/table.h"
 #include "clients/client/terminal.h"
 
 namespace heapleak::client {
@@ -13,39 +15,43 @@ void print_json(std::ostream& out, const json::value& result) {
   out << json::serialize(result) << "\n";
 }
 
-const json::value* member(const json::value& object, std::string_view key) {
-  return object.is_object() ? object.as_object().if_contains(key) : nullptr;
-}
-
-std::string str(const json::value& object, std::string_view key) {
-  const json::value* value = member(object, key);
-  return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
-
-std::uint64_t num(const json::value& object, std::string_view key) {
-  const json::value* value = member(object, key);
-  if (!value) return 0;
-  if (value->is_uint64()) return value->as_uint64();
-  if (value->is_int64())
-    return value->as_int64() < 0 ? 0 : static_cast<std::uint64_t>(value->as_int64());
-  if (value->is_double()) return static_cast<std::uint64_t>(value->as_double());
-  return 0;
-}
-
 double real(const json::value& object, std::string_view key) {
   const json::value* value = member(object, key);
   return value && value->is_number() ? value->to_number<double>() : 0.0;
 }
 
-bool flag(const json::value& object, std::string_view key) {
-  const json::value* value = member(object, key);
-  return value && value->is_bool() && value->as_bool();
-}
-
-std::string location(const json::value& brief) {
-  const std::string file = str(brief, "file");
-  if (file.empty()) return {};
-  return file + ":" + std::to_string(num(brief, "line"));
+void print_doc(const Terminal& term, const text::Doc& doc) {
+  auto sgr = [](text::Tone tone) -> std::string {
+    switch (tone) {
+      case text::Tone::kHeading:
+        return "1";
+      case text::Tone::kObject:
+        return "36";
+      case text::Tone::kReason:
+        return "33";
+      case text::Tone::kPlain:
+        break;
+    }
+    return "";
+  };
+  for (const auto& block : doc.blocks) {
+    if (const text::Line* line = std::get_if<text::Line>(&block)) {
+      for (const text::Span& span : line->spans) std::cout << term.paint(span.text, sgr(span.tone));
+      std::cout << "\n";
+      continue;
+    }
+    const text::Table& source = std::get<text::Table>(block);
+    if (source.rows.empty()) continue;  // as text::plain: no rows, no title
+    std::vector<Column> columns;
+    for (const auto& column : source.columns)
+      columns.push_back({column.title, column.right, column.flexible, sgr(column.tone)});
+    Table table(std::move(columns));
+    for (const auto& row : source.rows) table.add(row);
+    table.print(std::cout, term);
+  }
+  std::cout.flush();
+  for (const auto& warning : doc.warnings)
+    std::cerr << "heapleak-client: warning: " << warning << "\n";
 }
 
 void write_file(const std::string& file, const std::string& text) {
@@ -82,14 +88,6 @@ std::vector<std::string> brief_row(const json::value& brief) {
   if (name.empty()) name = str(brief, "class");
   return {str(brief, "address"), str(brief, "type"), std::move(name),
           human_bytes(static_cast<double>(num(brief, "memsize"))), location(brief)};
-}
-
-std::string diff_heading(const boost::json::value& result) {
-  const boost::json::value* files = member(result, "files");
-  const boost::json::value& names = files ? *files : result;
-  const std::string later = str(names, "later");
-  return "new in " + str(names, "target") + " since " + str(names, "baseline") +
-         (later.empty() ? std::string() : ", still alive in " + later);
 }
 
 }  // namespace heapleak::client

@@ -11,28 +11,35 @@
 #include <string_view>
 #include <vector>
 
-#include "clients/common/human_bytes.h"
+#include "clients/client/terminal.h"
+#include "results/text/human_bytes.h"
+#include "results/text/text_doc.h"
+#include "results/text/wire_fields.h"
 
 namespace heapleak::client {
 
 // --json: the result exactly as the daemon sent it, one line.
 void print_json(std::ostream& out, const boost::json::value& result);
 
-std::string str(const boost::json::value& object, std::string_view key);
-std::uint64_t num(const boost::json::value& object, std::string_view key);
+// Field readers of results/text (str: a string as it came, for ids and
+// parameters; text::field escapes it for a screen).
+inline std::string str(const boost::json::value& object, std::string_view key) {
+  return text::raw(object, key);
+}
+using text::flag;
+using text::member;
+using text::num;
 double real(const boost::json::value& object, std::string_view key);
-bool flag(const boost::json::value& object, std::string_view key);
-const boost::json::value* member(const boost::json::value& object, std::string_view key);
 
-// stats' and explain's heading: "new in B.json since A.json, still alive in
-// C.json", from the result's `files` (the heap ids from an older daemon).
-std::string diff_heading(const boost::json::value& result);
+// 12345 -> "12,345" (results/text, shared with the one-shot CLI).
+using text::grouped;
 
-// 12345 -> "12,345" (clients/common, shared with the one-shot CLI).
-using clients::grouped;
+// "app.rb:12" from an object brief's file/line, or "" (escaped).
+using text::location;
 
-// "app.rb:12" from an object brief's file/line, or "".
-std::string location(const boost::json::value& brief);
+// A rendered result (results/text) on stdout: lines with their tones painted,
+// tables fitted to the terminal's width; its warnings on stderr.
+void print_doc(const Terminal& term, const text::Doc& doc);
 
 // Writes `text` to `file`; throws ClientError (kExitDaemonError) when it cannot.
 void write_file(const std::string& file, const std::string& text);

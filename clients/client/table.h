@@ -21,13 +21,13 @@ struct Column {
 class Table {
  public:
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  bool empty() const { return rows_.empty(); }
+  void add(std::vector<std::string> row) { raw_rows_.push_back(std::move(row)); }
+  bool empty() const { return raw_rows_.empty(); }
   void print(std::ostream& out, const Terminal& term) const;
 
  private:
   std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::vector<std::string>> raw_rows_;  // as added; escaped when printed
 };
 
 // "key: value" lines with the keys aligned, values cut to the width.

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::client {
 
@@ -28,7 +28,7 @@ std::size_t display_width(std::string_view text);
 // more of the end ("app/mod...ls/user.rb:42").
 std::string truncate(std::string_view text, std::size_t width);
 
-// 1536 -> "1.5 KiB"; the one rule of both CLIs (clients/common/human_bytes.h).
-using clients::human_bytes;
+// 1536 -> "1.5 KiB"; the one rule of both CLIs (results/text/human_bytes.h).
+using text::human_bytes;
 
 }  // namespace heapleak::client

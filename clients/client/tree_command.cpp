@@ -9,7 +9,7 @@
 #include "clients/client/exit_codes.h"
 #include "clients/client/heap_resolver.h"
 #include "clients/client/output.h"
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -24,8 +24,11 @@ void print_node(const Terminal& term, const json::value& node, int level) {
   const std::string indent(static_cast<std::size_t>(level) * 2, ' ');
   std::string line = indent + retained_of(node) + "  ";
   const std::string address = str(node, "address");
-  line += address == "ROOT" ? term.paint(str(node, "name"), "1")
-                            : term.paint(address, "36") + " " + str(node, "key");
+  // The Ruby name (Leaky, not CLASS:Leaky), as every other command shows it.
+  std::string name = text::field(node, "name");
+  if (name.empty()) name = text::ruby_key(str(node, "key"));
+  line += address == "ROOT" ? term.paint(name, "1")
+                            : term.paint(text::field(node, "address"), "36") + " " + name;
   if (auto where = location(node); !where.empty()) line += " (" + where + ")";
   std::cout << line << "\n";
   const json::value* children = member(node, "children");

@@ -193,8 +193,8 @@ usage: heapleak-client COMMAND [ARGS] [options]
 HEAP is a heap id (h1), a name, or a dump path (loaded on first use).
 The first command starts a resident heapleakd (found next to this program, via
 $HEAPLEAKD, or on PATH) that later commands reuse. `heapleak-client COMMAND
---help` tells more. Tables fit the terminal (or $COLUMNS); NO_COLOR turns
-colour off.
+--help` tells more; `heapleak-client --version` prints the version. Tables fit
+the terminal (or $COLUMNS); NO_COLOR turns colour off.
 )") + kCommon +
          "\n" + exit_code_table();
 }

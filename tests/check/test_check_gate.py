@@ -100,6 +100,8 @@ out, _ = check_exit(["check", *one, "--baseline", base, "--format", "json"], 0, 
 report = json.loads(out)
 check(report["verdict"] == "pass" and not report["new"] and len(report["known"]) == 1,
       "json: pass, no new leak, one known", json.dumps(report)[:300])
+out_json, _ = check_exit(["check", *one, "--baseline", base, "--json"], 0, "--json, as every JSON printer takes")
+check(json.loads(out_json) == report, "check --json prints what --format json does", out_json[:300])
 
 # 3. A second run with a second leak: only that one is new (signatures are
 # stable across runs of the same program), and the gate fails.

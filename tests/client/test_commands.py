@@ -10,14 +10,14 @@ def test():
     check(loaded["heap"] == "h2" and loaded["objects"] == 17620 and loaded["path"] == H2, "load --json fields")
 
     r = expect(["list"], OK, "list")
-    check(r.stdout.startswith("HEAP") and "heap1" in r.stdout and "heap2.jsonl.gz" in r.stdout, "list table", r)
+    check(r.stdout.startswith("2 heaps loaded, ") and "\nHEAP " in r.stdout and "heap1" in r.stdout and "heap2.jsonl.gz" in r.stdout, "list table", r)
     check("\x1b[" not in r.stdout, "no colour when stdout is not a TTY", r)
     listing = json_of(expect(["list", "--json"], OK, "list --json"))
     check([h["heap"] for h in listing["heaps"]] == ["h1", "h2"], "list --json heaps: %s" % listing)
 
     # Paths already loaded are reused (matched by path), the third one is loaded.
     r = expect(["stats", H1, H2, H3], OK, "stats with paths")
-    check("STRING" in r.stdout and "53" in r.stdout and "new in heap2.jsonl.gz since heap1.jsonl.gz, still alive in heap3.jsonl.gz" in r.stdout, "stats table", r)
+    check("\nString " in r.stdout and "53" in r.stdout and "new in heap2.jsonl.gz since heap1.jsonl.gz, still alive in heap3.jsonl.gz" in r.stdout, "stats table", r)
     listing = json_of(expect(["list", "--json"], OK, "list after stats"))
     check(len(listing["heaps"]) == 3, "stats reuses loaded paths: %s" % listing)
     stats = json_of(expect(["stats", "heap1", "h2", H3, "--json"], OK, "stats --json"))
@@ -34,16 +34,16 @@ def test():
 
     r = expect(["root", "h2"] + LEAKED[:3], OK, "root to stdout")
     check("digraph" in r.stdout and ARRAY in r.stdout, "root prints dot", r)
-    check("retainer " + ARRAY in r.stderr, "root summary on stderr", r)
+    check("Nearest common retainer: " + ARRAY in r.stderr, "root summary on stderr", r)
     root = json_of(expect(["root", H2] + LEAKED[:3] + ["--json"], OK, "root --json"))
     check(root["retainer"] == ARRAY and root["samplesReached"] == 3 and "digraph" in root["dot"], "root --json")
     dot_file = os.path.join(TMP, "root.dot")
     r = expect(["root", "h2", LEAKED[0], "-o", dot_file], OK, "root -o")
-    check("retainer " + ARRAY in r.stdout and dot_file in r.stdout, "root -o summary", r)
+    check("Nearest common retainer: " + ARRAY in r.stdout and dot_file in r.stdout, "root -o summary", r)
     check("digraph" in open(dot_file).read(), "root -o writes dot")
 
     r = expect(["path", "h2", ARRAY], OK, "path")
-    check("root: machine_context" in r.stdout and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
+    check(r.stdout.startswith("ROOT machine_context reaches the object in 2 steps:") and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
     # A relative path is a path (here, in the fixtures' folder).
     path = json_of(expect(["path", "heap2.jsonl.gz", ARRAY, "--json"], OK, "path --json by relative path",
                           cwd=os.path.dirname(H2)))

@@ -7,7 +7,7 @@ import shutil
 from client_helper import *
 
 PARTIAL = os.path.join(FIXTURES, "heap-profiler", "ruby-3.2-partial-retained.heap")
-PATH_TEXT = "ROOT machine_context -> %s CLASS:Leaky -> %s ARRAY" % (LEAKY, ARRAY)
+PATH_TEXT = "ROOT machine_context -> %s Leaky -> %s Array" % (LEAKY, ARRAY)
 
 
 def test_explain():
@@ -57,14 +57,14 @@ def test_explain():
 def test_owner():
     r = expect(["owner", "h2"] + LEAKED, OK, "owner")
     lines = r.stdout.splitlines()
-    check(lines[0].startswith("Owner: %s ARRAY retains " % ARRAY), "owner line", r)
+    check(lines[0].startswith("Owner: %s Array retains " % ARRAY), "owner line", r)
     check("Path:  " + PATH_TEXT in r.stdout, "owner path", r)
     check("Merged shortest paths from the GC roots:" in r.stdout, "owner tree title", r)
     tree = lines[lines.index("Merged shortest paths from the GC roots:") + 1:]
     check(tree[0].startswith("  ROOT machine_context (50)"), "tree level 1", r)
-    check(tree[1].startswith("    CLASS:Leaky (50)") and LEAKY in tree[1], "tree level 2", r)
-    check(tree[2].startswith("      ARRAY (50)") and ARRAY in tree[2], "tree level 3", r)
-    check(tree[3].startswith("        STRING (50)"), "tree level 4", r)
+    check(tree[1].startswith("    Leaky (50)") and LEAKY in tree[1], "tree level 2", r)
+    check(tree[2].startswith("      Array (50)") and ARRAY in tree[2], "tree level 3", r)
+    check(tree[3].startswith("        String (50)"), "tree level 4", r)
 
     result = json_of(expect(["owner", H2] + LEAKED[:2] + ["--json"], OK, "owner --json by path"))
     check(result["owner"]["address"] == ARRAY and result["owner"]["objects"] == 2 and result["heap"] == "h2",
@@ -74,7 +74,7 @@ def test_owner():
 
     dot_file = os.path.join(TMP, "owner.dot")
     r = expect(["owner", "h2"] + LEAKED[:3] + ["-o", dot_file], OK, "owner -o")
-    check("owner %s ARRAY retains" % ARRAY in r.stdout and dot_file in r.stdout, "owner -o summary", r)
+    check("owner %s Array retains" % ARRAY in r.stdout and dot_file in r.stdout, "owner -o summary", r)
     check(open(dot_file).read().startswith("digraph") and "CLASS:Leaky" in open(dot_file).read(), "owner -o dot")
     # One object owns itself; two leaked strings are owned by the array.
     r = expect(["owner", "h2"] + LEAKED[:2] + ["--format", "dot"], OK, "owner --format dot")
@@ -156,8 +156,8 @@ def test_tree():
     check("  ... 1,052 more, " in r.stdout, "children not listed are counted", r)
     # From the Leaky class: its Array (the leak) and the 80 bytes of the rest.
     r = expect(["tree", "h2", LEAKY, "--depth", "1", "--limit", "1"], OK, "tree from an object")
-    check(r.stdout.splitlines()[1].startswith("5.5 KiB  %s CLASS:Leaky" % LEAKY), "tree from Leaky", r)
-    check(r.stdout.splitlines()[2].startswith("  4.9 KiB  %s ARRAY" % ARRAY), "Leaky's array under it", r)
+    check(r.stdout.splitlines()[1].startswith("5.5 KiB  %s Leaky" % LEAKY), "tree from Leaky", r)
+    check(r.stdout.splitlines()[2].startswith("  4.9 KiB  %s Array" % ARRAY), "Leaky's array under it", r)
     check("... 1 more, 80 B" in r.stdout, "Leaky's other child", r)
     result = json_of(expect(["tree", H2, ARRAY, "--depth", "1", "--json"], OK, "tree --json"))
     check(result["root"]["address"] == ARRAY and result["root"]["childCount"] == 100

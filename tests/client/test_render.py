@@ -13,7 +13,7 @@ def test():
     r = expect(["root", H2] + LEAKED[:3] + ["--format", "svg", "-o", svg], OK, "root --format svg -o")
     text = open(svg).read()
     check(text.startswith("<?xml") or text.startswith("<svg"), "an SVG file: %r" % text[:80])
-    check(ARRAY in text and "retainer " + ARRAY in r.stdout, "the SVG shows the retainer", r)
+    check(ARRAY in text and "Nearest common retainer: " + ARRAY in r.stdout, "the SVG shows the retainer", r)
     r = expect(["root", H2] + LEAKED[:3] + ["--format", "svg"], OK, "root --format svg to stdout")
     check(r.stdout.startswith("<?xml") or r.stdout.startswith("<svg"), "SVG on stdout", r)
     png = os.path.join(TMP, "root.png")

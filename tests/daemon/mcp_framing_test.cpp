@@ -1,7 +1,7 @@
-// MCP's stdio framing (daemon/mcp_framing.h): one message per line, split
+// MCP's stdio framing (daemon/mcp/mcp_framing.h): one message per line, split
 // anywhere by the transport; CRLF and blank lines; the last line at EOF; a
 // line over the cap refused once and skipped, the next line read.
-#include "daemon/mcp_framing.h"
+#include "daemon/mcp/mcp_framing.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,8 +1,8 @@
-// heapleakd's MCP session (daemon/mcp_session.h) in process, over the real
+// heapleakd's MCP session (daemon/mcp/mcp_session.h) in process, over the real
 // method table run inline (--sync pools): version negotiation, tools/list
 // paging with cursors, a tool call on the public fixture with progress,
 // isError results, cancellation, and the tool catalog matching the tools.
-#include "daemon/mcp_session.h"
+#include "daemon/mcp/mcp_session.h"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/mcp_catalog.h"
+#include "daemon/mcp/mcp_catalog.h"
 #include "daemon/method_table.h"
 
 using namespace heapleak;

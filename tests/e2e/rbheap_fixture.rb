@@ -36,11 +36,18 @@ if stats
   E2E.check(stats['compacted'] == false, 'not flagged as compacted')
 end
 
-# --- stats, text: the seed's headline and "KEY: count" lines
-text = E2E.run('stats', h1, h2, h3)
-E2E.check(text.code.zero?, 'stats (text) exits 0', "got #{text.code}: #{text.err[0, 300]}")
-E2E.check(text.out.include?('Potentially leaked objects:'), 'text output has the headline "Potentially leaked objects:"')
-E2E.check(text.out =~ /^STRING: \d+/, 'text output has a "STRING: N" line')
+# --- stats --format seed: the seed's headline and "KEY: count" lines (scripts parse them)
+text = E2E.run('stats', h1, h2, h3, '--format', 'seed')
+E2E.check(text.code.zero?, 'stats --format seed exits 0', "got #{text.code}: #{text.err[0, 300]}")
+E2E.check(text.out.include?('Potentially leaked objects:'), 'seed text has the headline "Potentially leaked objects:"')
+E2E.check(text.out =~ /^STRING: 53 \(2176 bytes\)$/, 'seed text has the "STRING: 53 (2176 bytes)" line')
+
+# --- stats, text: the table both CLIs print (results/text)
+table = E2E.run('stats', h1, h2, h3)
+E2E.check(table.code.zero?, 'stats (table) exits 0', "got #{table.code}: #{table.err[0, 300]}")
+E2E.check(table.out.start_with?("53 objects (2.1 KiB) new in #{h2} since #{h1}, still alive in #{h3}"),
+          'the table names the dumps and sizes by the one rule', table.out[0, 300])
+E2E.check(table.out =~ /^String +53 +2\.1 KiB +0x/, 'the table has a "String 53 2.1 KiB 0x..." row (Ruby class names)', table.out)
 
 # --- stats -o FILE
 out_file = File.join(work, 'rbheap-stats.json')

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <string>
 
-namespace heapleak::clients {
+namespace heapleak::text {
 
 std::string human_bytes(double bytes);
 
 // Counts for people: 12345 -> "12,345".
 std::string grouped(std::uint64_t n);
 
-}  // namespace heapleak::clients
+}  // namespace heapleak::text

@@ -1,4 +1,4 @@
-#include "daemon/mcp_catalog.h"
+#include "daemon/mcp/mcp_catalog.h"
 
 #include <boost/json/parse.hpp>
 

@@ -1,4 +1,4 @@
-#include "daemon/mcp_tools.h"
+#include "daemon/mcp/mcp_tools.h"
 
 #include <boost/json/value.hpp>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "daemon/heap_store.h"
-#include "daemon/mcp_catalog.h"
-#include "daemon/mcp_text.h"
+#include "daemon/mcp/mcp_catalog.h"
+#include "daemon/mcp/mcp_text.h"
 #include "protocol/error.h"
 #include "protocol/error_codes.h"
 #include "protocol/method_names.h"

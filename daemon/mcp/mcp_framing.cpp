@@ -1,4 +1,4 @@
-#include "daemon/mcp_framing.h"
+#include "daemon/mcp/mcp_framing.h"
 
 namespace heapleak::daemon {
 

@@ -1,8 +1,8 @@
-#include "clients/common/human_bytes.h"
+#include "results/text/human_bytes.h"
 
 #include <cstdio>
 
-namespace heapleak::clients {
+namespace heapleak::text {
 
 std::string human_bytes(double bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -27,4 +27,4 @@ std::string grouped(std::uint64_t n) {
   return out;
 }
 
-}  // namespace heapleak::clients
+}  // namespace heapleak::text

@@ -1,6 +1,6 @@
 // The text half of each MCP tool result: what a model reads. Short lines and
 // small tables (the leak rows as a table, not raw JSON), sizes in the CLIs'
-// units (clients/common/human_bytes.h), and a hint when more rows are
+// units (results/text/human_bytes.h), and a hint when more rows are
 // available. Each takes the tool's structuredContent (mcp_tools.cpp).
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "daemon/mcp_session.h"
+#include "daemon/mcp/mcp_session.h"
 
 #include <atomic>
 #include <boost/json/serialize.hpp>

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "daemon/mcp_framing.h"
-#include "daemon/mcp_tools.h"
+#include "daemon/mcp/mcp_framing.h"
+#include "daemon/mcp/mcp_tools.h"
 #include "daemon/served_session.h"
 #include "protocol/cancel_registry.h"
 #include "protocol/logger.h"

@@ -1,0 +1,105 @@
+// explain: one row per leak (holder, growth, reach, path, what it holds by
+// class), then the rows that are probably not leaks, with why.
+#include "results/text/human_bytes.h"
+#include "results/text/render.h"
+#include "results/text/wire_fields.h"
+
+namespace heapleak::text {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t kClassesShown = 5;
+const json::value kNone;
+
+// A growth count, "?" where the dump could not say.
+std::string growth_count(const json::value& growth, std::string_view key) {
+  const json::value* value = member(growth, key);
+  return value && value->is_number() ? count_of(growth, key) : "?";
+}
+
+// "KEY: 1,800 objects, 84.4 KiB, retaining 1.2 MiB"
+void row_head(Line& line, const json::value& row) {
+  add(line, field(row, "key"), Tone::kHeading);
+  add(line, ": " + counted(num(row, "count"), "object", "objects") + ", " +
+                bytes_of(row, "memsize") + ", retaining " + bytes_of(row, "retained"));
+}
+
+void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const RenderOptions& options) {
+  row_head(add(doc.line(), std::to_string(rank) + ". "), row);
+  if (const json::value* holder = member(row, "holder"); holder && holder->is_object()) {
+    Line& line = add(doc.line("   holder: "), describe(*holder), Tone::kObject);
+    if (const json::value* growth = member(row, "growth"); growth && growth->is_object()) {
+      add(line, " (" + field(*growth, "field") + " " + growth_count(*growth, "baseline") + " -> " +
+                    growth_count(*growth, "target") + " -> " + growth_count(*growth, "later") +
+                    ")");
+    }
+    if (const json::value* reach = member(row, "reach"); reach && reach->is_object()) {
+      doc.line("   reach:  " + field(*reach, "kind") + " " + field(*reach, "name") + " (ROOT " +
+               field(*reach, "root") + ")");
+    }
+  }
+  if (std::string path = joined(row, "pathNames", " -> "); !path.empty())
+    doc.line("   path:   " + path);
+  const json::array& classes = list(row, "objects");
+  for (std::size_t k = 0; k < classes.size() && k < kClassesShown; ++k) {
+    const json::value& entry = classes[k];
+    std::string text = "   " + count_of(entry, "count") + " x " + field(entry, "name") + " (" +
+                       bytes_of(entry, "memsize") + ")";
+    const json::array& sites = list(entry, "sites");
+    if (!sites.empty()) {
+      text += " at " + field(sites.front(), "site");
+      if (sites.size() > 1) text += " and " + counted(sites.size() - 1, "more site", "more sites");
+    }
+    doc.line(text);
+  }
+  if (classes.size() > kClassesShown)
+    doc.line("   ... " + counted(classes.size() - kClassesShown, "more class", "more classes"));
+  if (options.samples) {
+    if (std::string samples = joined(row, "samples", " "); !samples.empty())
+      doc.line("   samples: " + samples);
+  }
+}
+
+}  // namespace
+
+Doc explain_text(const json::value& explain, const RenderOptions& options) {
+  Doc doc;
+  const json::value* total = member(explain, "total");
+  const std::uint64_t leak_count = num(explain, "leakCount");
+  const std::uint64_t noise_count = num(explain, "noiseCount");
+  const std::uint64_t offset = num(explain, "offset");
+  std::string head = " (" + counted(num(total ? *total : kNone, "count"), "object", "objects") +
+                     ", " + bytes_of(total ? *total : kNone, "memsize") + " new in " +
+                     heap_label(explain, "target");
+  if (std::string baseline = heap_label(explain, "baseline"); !baseline.empty())
+    head += " since " + baseline;
+  if (std::string later = heap_label(explain, "later"); !later.empty())
+    head += ", still alive in " + later;
+  head +=
+      "; " + counted(leak_count, "leak", "leaks") + ", " + grouped(noise_count) + " probably not)";
+  if (offset > 0) head += ", from row " + std::to_string(offset + 1);
+  add(doc.line("Leaks by bytes retained", Tone::kHeading), head + ":");
+  const json::array& leaks = list(explain, "leaks");
+  if (leak_count == 0) doc.line("   none");
+  std::uint64_t rank = offset;
+  for (const auto& row : leaks) leak_row(doc, ++rank, row, options);
+  if (leak_count > rank)
+    doc.line("... " + counted(leak_count - rank, "more leak", "more leaks") + options.more_hint);
+  const json::array& noise = list(explain, "noise");
+  if (!noise.empty()) {
+    doc.line();
+    add(doc.line("Probably not leaks", Tone::kHeading), ":");
+    for (const auto& row : noise) {
+      row_head(add(doc.line(), "-  "), row);
+      add(add(doc.line("   "), field(row, "reason"), Tone::kReason), ": " + field(row, "why"));
+    }
+  }
+  if (!noise.empty() && noise_count > noise.size())
+    doc.line("... " + counted(noise_count - noise.size(), "more row", "more rows") +
+             " probably not leaks" + options.more_hint);
+  doc.warnings = strings_of(explain, "warnings");
+  return doc;
+}
+
+}  // namespace heapleak::text

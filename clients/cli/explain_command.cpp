@@ -58,6 +58,7 @@ void print_row(std::ostream& out, const Heap& target, const LeakCluster& row) {
     out << "   reach:  " << row.reach.kind << " " << row.reach.name << " (ROOT " << row.reach.root
         << ")\n";
   }
+  if (!row.block.empty()) out << "   block:  " << row.block << "\n";
   if (!row.path_names.empty()) {
     out << "   path:  ";
     for (std::size_t k = 0; k < row.path_names.size(); ++k)

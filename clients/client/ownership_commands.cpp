@@ -131,6 +131,8 @@ void print_leak_row(std::ostream& out, const Terminal& term, const json::value& 
           << str(*reach, "root") << ")\n";
     }
   }
+  if (const json::value* block = member(leak, "block"); block && block->is_string())
+    out << "   block:  " << block->as_string().c_str() << "\n";
   if (const json::array* names = array_of(leak, "pathNames"); names && !names->empty()) {
     out << "   path:  ";
     for (std::size_t k = 0; k < names->size(); ++k) {

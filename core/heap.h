@@ -82,7 +82,8 @@ struct LoadReport {
 // kHeapImageVersion so images written before are rebuilt, never misread.
 // Members that are not Columns (roots, shapes, names, gzip_index) have their
 // own sections in core/heap_image_writer.cpp.
-inline constexpr std::uint32_t kHeapImageVersion = 2;  // 2: the shape table
+inline constexpr std::uint32_t kHeapImageVersion =
+    3;  // 2: the shape table, 3: reference counts in `length`
 
 // In the length column: the value is a record's reference count, not an
 // Array's length or a Hash's size.

@@ -6,6 +6,7 @@
 #include "core/identity.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
+#include "core/root_paths.h"
 
 namespace heapleak {
 namespace {
@@ -56,8 +57,6 @@ std::string plural(std::uint64_t n, std::string_view one, std::string_view many)
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
-bool grows(const Growth& g) { return g.target && g.later && *g.later > *g.target; }
-
 // Steady growth, as a leak grows: C gained at least half of what B gained.
 // Code loaded on first use grows A -> B and (almost) stops.
 bool grows_steadily(const Growth& g) {
@@ -77,7 +76,8 @@ std::optional<ShapeVerdict> threads_verdict(const Heap& heap, const LeakCluster&
   const std::string holding = held.empty() ? "" : ", each holding " + held;
   // A framework starts its threads once (a pool, a reaper): their number
   // stops growing. Threads started per job and never finished keep growing.
-  if (!grows(cluster.growth))
+  const Growth& g = cluster.growth;
+  if (g.target && g.later && *g.later <= *g.target)
     return ShapeVerdict{NoiseReason::kBounded, plural(threads, "Thread", "Threads") +
                                                    " started between A and B" + holding};
   return ShapeVerdict{NoiseReason::kNone,
@@ -165,13 +165,33 @@ std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target
 std::string block_of(const Heap& target, const LeakCluster& cluster) {
   if (cluster.holder != kNoObject && is_proc(target, cluster.holder))
     return block_origin(target, cluster.holder);
-  // The commonest origin among the first leaked Procs (a few record reads each).
-  std::map<std::string, std::uint64_t> origins;
-  std::size_t looked = 0;
+  // The Procs nearest the holder are the program's (a subscriber's block);
+  // deeper ones belong to what it captured (a request's default procs).
+  const RootPaths& paths = target.root_paths();
+  const auto leaked = [&](ObjectIndex y) {
+    return std::binary_search(cluster.objects.begin(), cluster.objects.end(), y);
+  };
+  constexpr std::size_t kMaxProcs = 256, kMaxDepth = 32;
+  std::vector<std::pair<std::size_t, ObjectIndex>> procs;  // (leaked hops above, proc)
   for (ObjectIndex i : cluster.objects) {
     if (!is_proc(target, i)) continue;
-    if (++looked > 8) break;
-    if (std::string origin = block_origin(target, i); !origin.empty()) ++origins[origin];
+    if (procs.size() == kMaxProcs) break;
+    std::size_t depth = 0;
+    for (ObjectIndex y = i; depth < kMaxDepth && paths.reachable(y); ++depth) {
+      const ObjectIndex parent = paths.parent(y);
+      if (parent == kNoObject || !leaked(parent)) break;
+      y = parent;
+    }
+    procs.emplace_back(depth, i);
+  }
+  std::stable_sort(procs.begin(), procs.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The commonest origin among the nearest few (a few record reads each).
+  std::map<std::string, std::uint64_t> origins;
+  for (std::size_t k = 0; k < procs.size() && k < 8; ++k) {
+    if (procs[k].first != procs.front().first) break;
+    if (std::string origin = block_origin(target, procs[k].second); !origin.empty())
+      ++origins[origin];
   }
   std::string best;
   std::uint64_t most = 0;

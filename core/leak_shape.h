@@ -27,7 +27,8 @@ std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target
                                         const LeakCluster& cluster);
 
 // "block in initialize (/app/upload.rb)": where the block of the row's holder
-// (a Proc) or of most of its leaked Procs was defined; "" without Procs.
+// (a Proc) or of the leaked Procs nearest the holder was defined (the
+// commonest of the first 8); "" without Procs.
 std::string block_of(const Heap& target, const LeakCluster& cluster);
 
 }  // namespace heapleak

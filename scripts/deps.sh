@@ -13,6 +13,9 @@ PACKAGES=(
   python3-jsonschema
   # the leaky applications of tests/apps
   ruby-rack ruby-sinatra ruby-activesupport ruby-concurrent ruby-i18n
+  # tests/apps/programs/rails_shop.rb: Rails 6.1 without the `rails` metapackage
+  # (it pulls node packages); apt-get install --no-install-recommends is enough
+  ruby-railties ruby-activerecord ruby-actionpack ruby-sqlite3
 )
 
 missing=()

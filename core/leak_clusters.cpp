@@ -177,7 +177,8 @@ std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, con
                                      bool by_length) {
   if (!other) return std::nullopt;
   const auto j = other->find(target.address(holder));
-  if (!j || !same_object(IdentityRule::between(target, *other), target, holder, *other, *j))
+  if (!j || (!same_object(IdentityRule::between(target, *other), target, holder, *other, *j) &&
+             !same_thread(target, holder, *other, *j)))
     return std::nullopt;
   if (by_length) {
     auto length = other->length(*j);

@@ -143,6 +143,10 @@ bool gained_container_grows(const Heap& target, const Heap* later, const LeakClu
 
 }  // namespace
 
+bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
+  return is_thread(x, i) && is_thread(y, j);
+}
+
 std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target, const Heap* later,
                                         const LeakCluster& cluster) {
   (void)baseline;

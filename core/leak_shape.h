@@ -26,6 +26,11 @@ struct ShapeVerdict {
 std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target, const Heap* later,
                                         const LeakCluster& cluster);
 
+// Whether Thread `i` of `x` and the Thread at its address in `y` are one: a
+// Thread's first reference is whatever its stack holds at the moment, so
+// the identity rule's first-reference test says nothing about it.
+bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
+
 // "block in initialize (/app/upload.rb)": where the block of the row's holder
 // (a Proc) or of the leaked Procs nearest the holder was defined (the
 // commonest of the first 8); "" without Procs.

@@ -99,8 +99,14 @@ std::optional<std::uint32_t> Heap::generation(ObjectIndex i) const {
 }
 
 std::optional<std::uint32_t> Heap::length(ObjectIndex i) const {
-  if (c_.length.empty() || c_.length[i] == 0) return std::nullopt;
+  if (c_.length.empty() || c_.length[i] == 0 || (c_.length[i] & kReferenceCountFlag))
+    return std::nullopt;
   return c_.length[i] - 1;
+}
+
+std::optional<std::uint32_t> Heap::record_reference_count(ObjectIndex i) const {
+  if (c_.length.empty() || !(c_.length[i] & kReferenceCountFlag)) return std::nullopt;
+  return (c_.length[i] & ~kReferenceCountFlag) - 1;
 }
 
 std::span<const ObjectIndex> Heap::references(ObjectIndex i) const {

@@ -82,7 +82,12 @@ struct LoadReport {
 // kHeapImageVersion so images written before are rebuilt, never misread.
 // Members that are not Columns (roots, shapes, names, gzip_index) have their
 // own sections in core/heap_image_writer.cpp.
-inline constexpr std::uint32_t kHeapImageVersion = 2;  // 2: the shape table
+inline constexpr std::uint32_t kHeapImageVersion =
+    3;  // 2: the shape table, 3: reference counts in `length`
+
+// In the length column: the value is a record's reference count, not an
+// Array's length or a Hash's size.
+inline constexpr std::uint32_t kReferenceCountFlag = 0x80000000u;
 
 struct HeapColumns {
   Column<Address> address;
@@ -181,6 +186,11 @@ class Heap {
   // An ARRAY's `length` or a HASH's `size`, kept in every load (identity-only
   // too) so a container's growth from dump to dump can be read.
   std::optional<std::uint32_t> length(ObjectIndex i) const;
+  // For any other object, how many references its record lists (duplicates
+  // and objects missing from the dump included), in the same column and so
+  // in every load: the growth of a holder that is no Array or Hash (a
+  // Thread, a module, a Ractor).
+  std::optional<std::uint32_t> record_reference_count(ObjectIndex i) const;
 
   bool has_edges() const { return !c_.out_offsets.empty(); }
   std::span<const ObjectIndex> references(ObjectIndex i) const;

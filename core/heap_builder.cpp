@@ -157,7 +157,14 @@ void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset
   c_.memsize.push_back(saturate32(record.memsize));
   c_.value_hash.push_back(record.value_hash);
   c_.first_ref.push_back(record.references.empty() ? 0 : address_fingerprint(record.references[0]));
-  c_.length.push_back(record.has_length ? saturate32(record.length + 1) : 0);
+  // length + 1, or (flagged) the record's reference count + 1 (heap.h)
+  if (record.has_length)
+    c_.length.push_back(std::min(saturate32(record.length + 1), ~kReferenceCountFlag));
+  else if (full_ || counts_references(record.type))
+    c_.length.push_back(kReferenceCountFlag |
+                        std::min(saturate32(record.reference_count + 1), ~kReferenceCountFlag));
+  else
+    c_.length.push_back(0);
   if (traced_) {
     c_.file.push_back(record.file.empty() ? 0 : c_.names.intern(record.file));
     c_.line.push_back(saturate32(record.line));

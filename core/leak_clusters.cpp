@@ -7,7 +7,9 @@
 
 #include "core/dominators.h"
 #include "core/identity.h"
+#include "core/leak_shape.h"
 #include "core/naming.h"
+#include "core/naming_runtime.h"
 
 namespace heapleak {
 namespace {
@@ -175,14 +177,15 @@ std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, con
                                      bool by_length) {
   if (!other) return std::nullopt;
   const auto j = other->find(target.address(holder));
-  if (!j || !same_object(IdentityRule::between(target, *other), target, holder, *other, *j))
+  if (!j || (!same_object(IdentityRule::between(target, *other), target, holder, *other, *j) &&
+             !same_thread(target, holder, *other, *j)))
     return std::nullopt;
   if (by_length) {
     auto length = other->length(*j);
     return length ? std::optional<std::uint64_t>(*length) : std::nullopt;
   }
-  if (!other->has_edges()) return std::nullopt;
-  return other->references(*j).size();
+  auto count = other->record_reference_count(*j);  // any holder kind, any load
+  return count ? std::optional<std::uint64_t>(*count) : std::nullopt;
 }
 
 Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, ObjectIndex holder) {
@@ -193,31 +196,113 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
                  : target.type(holder) == ObjectType::kHash ? "size"
                                                             : "length";
   growth.target = by_length ? std::optional<std::uint64_t>(*target.length(holder))
-                            : std::optional<std::uint64_t>(target.references(holder).size());
+                            : std::optional<std::uint64_t>(target.record_reference_count(holder));
   growth.baseline = size_in(target, holder, &baseline, by_length);
   growth.later = size_in(target, holder, later, by_length);
   return growth;
 }
+
+// Grouping by class, run-time classes fold: 1,500 classes made by one line
+// are one group ("subclasses of BaseForm"), and so are their instances
+// ("anonymous subclass of BaseForm"), instead of a group per class.
+class ClassFolding {
+ public:
+  ClassFolding(const Heap& heap, const std::vector<ObjectIndex>& objects) : heap_(heap) {
+    for (ObjectIndex i : objects) {
+      if (!is_class(i)) continue;
+      if (std::string family = family_of(i); !family.empty()) ++family_size_[family];
+    }
+  }
+  // The folded key and name of `i`, or nullopt to keep its own.
+  std::optional<std::pair<std::string, std::string>> fold(ObjectIndex i) {
+    if (is_class(i)) {
+      std::string family = family_of(i);
+      if (family.empty() || family_size_[family] < kFoldAt) return std::nullopt;
+      return std::pair{"CLASS:(" + family + ")", family};
+    }
+    const ObjectIndex klass = heap_.class_index(i);
+    if (klass == kNoObject || heap_.type(i) == ObjectType::kClass || !heap_.own_name(klass).empty())
+      return std::nullopt;
+    std::string kind = kind_of(klass);
+    if (kind.empty() || kind == "singleton class") return std::nullopt;
+    return std::pair{"#<" + kind + ">", kind};
+  }
+
+ private:
+  static constexpr std::uint64_t kFoldAt = 3;
+  bool is_class(ObjectIndex i) const {
+    return heap_.type(i) == ObjectType::kClass || heap_.type(i) == ObjectType::kModule;
+  }
+  const std::string& family_of(ObjectIndex klass) {
+    auto [it, inserted] = family_.try_emplace(klass);
+    if (inserted) it->second = class_family(heap_, klass);
+    return it->second;
+  }
+  const std::string& kind_of(ObjectIndex klass) {
+    auto [it, inserted] = kind_.try_emplace(klass);
+    if (inserted) it->second = class_kind(heap_, klass);
+    return it->second;
+  }
+  const Heap& heap_;
+  std::unordered_map<ObjectIndex, std::string> family_, kind_;
+  std::unordered_map<std::string, std::uint64_t> family_size_;
+};
 
 std::vector<ClusterClass> classes_of(const Heap& heap, const std::vector<ObjectIndex>& objects,
                                      GroupBy group_by) {
   std::vector<ClusterClass> out;
   std::unordered_map<std::string, std::size_t> slot;
   std::vector<std::map<std::string, std::uint64_t>> sites;
+  // Per group, how many objects of each class: a group is named by its
+  // majority, not by whichever object came first.
+  std::vector<std::unordered_map<ObjectIndex, std::pair<std::uint64_t, ObjectIndex>>> members;
+  std::optional<ClassFolding> folding;
+  if (group_by == GroupBy::kClass) folding.emplace(heap, objects);
+  std::vector<char> folded_name;
   for (ObjectIndex i : objects) {
-    std::string key = group_key(heap, i, group_by);
+    std::optional<std::pair<std::string, std::string>> folded;
+    if (folding) folded = folding->fold(i);
+    std::string key = folded ? folded->first : group_key(heap, i, group_by);
     auto [it, inserted] = slot.try_emplace(key, out.size());
     if (inserted) {
-      out.push_back(
-          ClusterClass{key, group_by == GroupBy::kClass ? ruby_name(heap, i) : key, 0, 0, {}});
+      out.push_back(ClusterClass{key,
+                                 group_by != GroupBy::kClass ? key
+                                 : folded                    ? folded->second
+                                                             : "",
+                                 0,
+                                 0,
+                                 {}});
       sites.emplace_back();
+      members.emplace_back();
+      folded_name.push_back(folded || group_by != GroupBy::kClass);
     }
     ClusterClass& entry = out[it->second];
     ++entry.count;
     entry.memsize += heap.memsize(i);
+    if (!folded_name[it->second]) {
+      // Classes and modules name themselves; other objects by their class.
+      const ObjectType type = heap.type(i);
+      const ObjectIndex by =
+          type == ObjectType::kClass || type == ObjectType::kModule ? i : heap.class_index(i);
+      auto& member = members[it->second][by];
+      if (member.first++ == 0) member.second = i;
+    }
     if (std::string site = allocation_site(heap, i); !site.empty()) ++sites[it->second][site];
   }
   for (std::size_t k = 0; k < out.size(); ++k) {
+    if (!folded_name[k]) {
+      ObjectIndex best = kNoObject;
+      std::uint64_t most = 0;
+      for (const auto& [by, member] : members[k]) {
+        // ties: the lower address, so two runs name the group alike
+        if (member.first > most || (member.first == most && best != kNoObject &&
+                                    heap.address(member.second) < heap.address(best))) {
+          most = member.first;
+          best = member.second;
+        }
+      }
+      out[k].name = ruby_name(heap, best);
+    }
     for (auto& [site, count] : sites[k]) out[k].sites.push_back(SiteCount{site, count});
     std::sort(out[k].sites.begin(), out[k].sites.end(), [](const auto& a, const auto& b) {
       return a.count != b.count ? a.count > b.count : a.site < b.site;
@@ -380,7 +465,17 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     cluster.classes = classes_of(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);
-    if (cluster.noise == NoiseReason::kNone) cluster.noise = classify(target, cluster);
+    cluster.block = block_of(target, cluster);
+    if (cluster.noise == NoiseReason::kNone) {
+      // What the cluster holds first (threads, self-finalized objects, classes
+      // made at run time), then where it sits.
+      if (auto shape = judge_shape(baseline, target, later, cluster)) {
+        cluster.noise = shape->noise;
+        if (!shape->label.empty()) cluster.key = std::move(shape->label);
+      } else {
+        cluster.noise = classify(target, cluster);
+      }
+    }
     (cluster.noise == NoiseReason::kNone ? out.leaks : out.noise).push_back(std::move(cluster));
   }
   auto by_retained = [](const LeakCluster& a, const LeakCluster& b) {

@@ -68,6 +68,7 @@ struct LeakCluster {
   std::vector<EdgeName> vias;           // how each path object is held by the one before it
   std::vector<std::string> path_names;  // "ROOT cat", then each path object (naming.h path_names)
   NoiseReason noise = NoiseReason::kNone;
+  std::string block;  // where the Procs it holds were defined (leak_shape.h block_of), or ""
 };
 
 struct LeakClusters {

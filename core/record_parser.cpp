@@ -124,21 +124,34 @@ bool read_uint(od::value value, std::uint64_t& out) {
   return !value.get_uint64().get(out);
 }
 
-bool read_references(od::value value, bool first_only, std::vector<Address>& out) {
+// `count_rest`: with first_only, still count the other elements (skipped,
+// not parsed) into `count`; in full loads `out` has them all.
+bool read_references(od::value value, bool first_only, bool count_rest, std::vector<Address>& out,
+                     std::uint64_t& count) {
   od::array array;
   if (value.get_array().get(array)) return false;
   for (auto element : array) {
+    if (first_only && !out.empty()) {
+      ++count;
+      continue;
+    }
     od::value item;
     if (std::move(element).get(item)) return false;
     Address address;
     if (!read_address(item, address)) return false;
     out.push_back(address);
-    if (first_only) break;
+    ++count;
+    if (first_only && !count_rest) break;
   }
   return true;
 }
 
 }  // namespace
+
+bool counts_references(ObjectType type) {
+  return type == ObjectType::kData || type == ObjectType::kClass || type == ObjectType::kModule ||
+         type == ObjectType::kObject || type == ObjectType::kStruct;
+}
 
 void DumpRecord::clear() {
   kind = RecordKind::kBroken;
@@ -156,6 +169,7 @@ void DumpRecord::clear() {
   method = {};
   line = generation = 0;
   has_line = has_generation = has_length = false;
+  reference_count = 0;
   value_hash = 0;
   length = 0;
   shape_id = shape_parent = 0;
@@ -243,7 +257,9 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
         break;
       case 'r':
         if (key_is(key, "references")) {
-          ok = read_references(value, !all_references_ && !is_root, out.references);
+          const bool first_only = !all_references_ && !is_root;
+          ok = read_references(value, first_only, first_only && counts_references(out.type),
+                               out.references, out.reference_count);
         } else if (key_is(key, "root")) {
           ok = read_string(value, out.root_name);
         }

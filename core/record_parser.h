@@ -17,12 +17,21 @@ namespace heapleak {
 
 enum class RecordKind { kObject, kRoot, kShape, kBlank, kBroken };
 
+// Types whose growth is read from their reference count (they have no
+// length): a Thread's locals, a class's constants, a Ractor's threads.
+// Identity-only loads count the references of these types only.
+bool counts_references(ObjectType type);
+
 struct DumpRecord {
   RecordKind kind = RecordKind::kBroken;
   Address address = 0;
   ObjectType type = ObjectType::kUnknown;
   Address class_address = 0;  // 0: no `class` field
   std::vector<Address> references;
+  // How many the record lists: references.size() but in identity-only loads,
+  // which keep only the first (and count the rest only for the types
+  // counts_references names).
+  std::uint64_t reference_count = 0;
   std::uint64_t memsize = 0;
   // Views into the parser's memory, valid until the next parse() call.
   std::string_view own_name;  // CLASS/MODULE `name`, DATA `struct`, IMEMO `imemo_type`

@@ -353,6 +353,7 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"pathVia", std::move(path_via)},
       {"samples", addresses_json(target, shown)},
   };
+  if (!cluster.block.empty()) out["block"] = cluster.block;
   if (cluster.noise != NoiseReason::kNone) {
     out["reason"] = noise_reason_name(cluster.noise);
     out["why"] = noise_reason_why(cluster.noise);

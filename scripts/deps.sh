@@ -17,6 +17,9 @@ PACKAGES=(
   ruby-rspec
   # the capture gem's tests: minitest, and real Puma, Sidekiq and Redis
   ruby-minitest puma ruby-sidekiq redis-server
+  # tests/apps/programs/rails_shop.rb: Rails 6.1 without the `rails` metapackage
+  # (it pulls node packages); apt-get install --no-install-recommends is enough
+  ruby-railties ruby-activerecord ruby-actionpack ruby-sqlite3
 )
 
 missing=()

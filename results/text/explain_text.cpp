@@ -39,6 +39,8 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
                field(*reach, "root") + ")");
     }
   }
+  // The block or proc that holds the row's objects, named from its iseq.
+  if (std::string block = field(row, "block"); !block.empty()) doc.line("   block:  " + block);
   if (std::string path = joined(row, "pathNames", " -> "); !path.empty())
     doc.line("   path:   " + path);
   const json::array& classes = list(row, "objects");

@@ -39,7 +39,7 @@ t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 app.boot
 ObjectSpace.trace_object_allocations_start if traced
 app.warm_up
-holder_addr = Addr.of(app.holder)
+holder_addr = app.holder && Addr.of(app.holder)
 old_file = File.join(outdir, 'alive_at_A.txt')
 # after each dump: the walks allocate, so write them out and drop them before the next
 # iteration's GC
@@ -93,7 +93,7 @@ truth = {
   'trace_object_allocations' => traced,
   'gc_count_at_dump' => gc_at,
   'window' => [gc_at['A'], gc_at['B']],
-  'holder' => Addr.kind(app.holder).merge('what' => app.holder_what),
+  'holder' => (app.holder ? Addr.kind(app.holder) : { 'address' => nil, 'root' => app.holder_root }).merge('what' => app.holder_what),
   'holder_address_at_A' => holder_addr,
   'leak' => {
     'note' => 'objects not alive at A that the holder reaches through such objects in B and still in C',

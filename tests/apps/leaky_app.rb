@@ -17,6 +17,9 @@ class LeakyApp
   # describes the leak: holder object and a sentence saying what it is
   def holder = raise(NotImplementedError)
   def holder_what = raise(NotImplementedError)
+  # when holder is nil: the GC root category that holds the leak with no object of
+  # the program in between (e.g. 'finalizers'); explain's first row must name it
+  def holder_root = nil
   # objects the leak walk starts from (the holder, unless the leak has several parts)
   def leak_roots = [holder]
   # [[object, what]]: new in B, still in C, bounded (a pool that grew once)

@@ -1,0 +1,39 @@
+// What a leak cluster holds, decided before where it sits: a cluster under a
+// VM object (the main Ractor, the finalizer table) or a class is noise only
+// when it holds nothing of the program's or its holder stopped growing.
+// Recognises Threads that never finished, objects kept alive by their own
+// finalizer, and classes or methods defined at run time into a growing
+// module, and names each row in Ruby's words; also the block that defined the
+// Procs a row holds.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/heap.h"
+#include "core/leak_clusters.h"
+
+namespace heapleak {
+
+struct ShapeVerdict {
+  NoiseReason noise = NoiseReason::kNone;  // kNone: a leak
+  std::string label;                       // the row's key, empty to keep the holder's
+};
+
+// The verdict for the shapes above (with `baseline`/`later` for the growth of
+// the containers a holder gained); nullopt when the cluster is none of them
+// and the general rules decide.
+std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target, const Heap* later,
+                                        const LeakCluster& cluster);
+
+// Whether Thread `i` of `x` and the Thread at its address in `y` are one: a
+// Thread's first reference is whatever its stack holds at the moment, so
+// the identity rule's first-reference test says nothing about it.
+bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
+
+// "block in initialize (/app/upload.rb)": where the block of the row's holder
+// (a Proc) or of the leaked Procs nearest the holder was defined (the
+// commonest of the first 8); "" without Procs.
+std::string block_of(const Heap& target, const LeakCluster& cluster);
+
+}  // namespace heapleak

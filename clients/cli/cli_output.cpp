@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <functional>
-#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <optional>

@@ -136,9 +136,10 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
     const std::string analyses_file = analyses_path(image);
     image::OpenedAnalyses analyses;
     std::uint64_t image_checksum = 0;
-    auto finish = [&](LoadReport& report, std::uint64_t checksum) {
+    auto finish = [&](LoadReport& report, std::uint64_t checksum, std::size_t root_categories) {
       image_checksum = checksum;
-      analyses = image::open_analyses_image(analyses_file, report.objects, checksum);
+      analyses =
+          image::open_analyses_image(analyses_file, report.objects, root_categories, checksum);
       if (analyses.problem != image::FileProblem::kNone &&
           analyses.problem != image::FileProblem::kMissing) {
         ::unlink(analyses_file.c_str());

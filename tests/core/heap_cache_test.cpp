@@ -20,6 +20,7 @@
 #include "tests/core/cache_test_support.h"
 #include "tests/core/same_heap.h"
 #include "tests/core/test_dump.h"
+#include "tests/support/image_forge.h"
 
 using namespace heapleak;
 using namespace heapleak::test;
@@ -158,6 +159,90 @@ TEST_CASE("a damaged, cut, foreign-version or stale image is deleted and rebuilt
     copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), other);
     fs::rename(other, dump);
     require_rebuilt(cache, dump, *parsed, "stale");
+  }
+}
+
+TEST_CASE("a forged image (valid checksums, values out of range) is refused and rebuilt",
+          "[cache][forged]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto parsed = cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  std::string bytes = read_whole(image);
+  const auto n = static_cast<std::uint32_t>(parsed->size());
+  REQUIRE(n > 10);
+  std::string section;
+  bool forged = false;
+  SECTION("a string id past the string table") {
+    section = "own_name";
+    forged = forge_value<std::uint32_t>(bytes, section, 3, 0x7fffffffu);
+  }
+  SECTION("a class index past the objects") {
+    section = "class_index";
+    forged = forge_value<ObjectIndex>(bytes, section, 5, n + 7);
+  }
+  SECTION("an edge to no object") {
+    section = "out_edges";
+    forged = forge_value<ObjectIndex>(bytes, section, 0, n);
+  }
+  SECTION("a referrer past the objects") {
+    section = "in_edges";
+    forged = forge_value<ObjectIndex>(bytes, section, 2, 0xfffffff0u);
+  }
+  SECTION("edge offsets that go back") {
+    section = "out_offsets";
+    forged = forge_value<std::uint32_t>(bytes, section, n / 2, 0);
+  }
+  SECTION("edge offsets past the edges") {
+    section = "in_offsets";
+    forged = forge_value<std::uint32_t>(bytes, section, 1, 0xffffffffu);
+  }
+  SECTION("an unknown type") {
+    section = "type";
+    forged = forge_value<std::uint8_t>(bytes, section, 4, 200);
+  }
+  SECTION("addresses out of order") {
+    section = "address";
+    forged = forge_value<Address>(bytes, section, 1, 0);
+  }
+  SECTION("string ends out of order") {
+    section = "names.ends";
+    forged = forge_value<std::uint64_t>(bytes, section, 2, ~std::uint64_t{0});
+  }
+  REQUIRE(forged);
+  write_whole(image, bytes);
+  require_rebuilt(cache, dump, *parsed, "corrupt (a value out of range in section " + section);
+}
+
+TEST_CASE("a FIFO named like an image or its analyses neither blocks nor is used", "[cache]") {
+  // Opening a FIFO for reading waits for a writer: before the type was
+  // checked first, `cache list` and every load of the dump hung here.
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto parsed = cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  const std::string analyses = HeapCache::analyses_path(image);
+  SECTION("the image") {
+    REQUIRE(::unlink(image.c_str()) == 0);
+    REQUIRE(::mkfifo(image.c_str(), 0600) == 0);
+    auto entries = cache.list();
+    REQUIRE(entries.size() == 1);
+    CHECK_FALSE(entries[0].readable);
+    require_rebuilt(cache, dump, *parsed, "corrupt (not a regular file)");
+  }
+  SECTION("its analyses") {
+    REQUIRE(::mkfifo(analyses.c_str(), 0600) == 0);
+    CHECK(cache.list().size() == 1);
+    CachedLoad again = load_heap_cached(&cache, dump);
+    REQUIRE(again.heap);
+    CHECK((*again.heap)->report().cache == CacheUse::kHit);
+    REQUIRE((*again.heap)->report().cache_warnings.size() == 1);
+    CHECK_THAT((*again.heap)->report().cache_warnings[0], Catch::Contains("not a regular file"));
+    CHECK_FALSE(fs::exists(analyses));
   }
 }
 

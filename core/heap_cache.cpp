@@ -76,6 +76,20 @@ std::optional<Stat> stat_of(const std::string& path) {
 
 }  // namespace
 
+std::optional<std::string> unsafe_cache_dir(const std::string& dir) {
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) return std::nullopt;  // made 0700 when first written
+  if (!S_ISDIR(info.st_mode)) return dir + " is not a directory";
+  if (info.st_uid != ::getuid()) return dir + " belongs to another user";
+  if ((info.st_mode & 022) != 0) return dir + " is writable by other users";
+  return std::nullopt;
+}
+
+std::optional<std::string> HeapCache::unsafe() const {
+  if (!options_.enabled) return std::nullopt;
+  return unsafe_cache_dir(options_.dir);
+}
+
 std::string default_cache_dir() {
   if (const char* dir = std::getenv("HEAPLEAK_CACHE_DIR"); dir && *dir) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -116,6 +130,10 @@ std::string HeapCache::analyses_path(const std::string& image_path) {
 CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
   CacheLookup out;
   if (!options_.enabled) return out;
+  if (auto why = unsafe()) {
+    out.warnings.push_back("cache: " + *why + ": refusing to use it, the heap is not cached");
+    return out;
+  }
   const auto started = std::chrono::steady_clock::now();
   out.use = CacheUse::kMiss;
   std::error_code ec;
@@ -253,6 +271,7 @@ std::optional<std::string> HeapCache::store_analyses(const Heap& heap) const {
 
 std::vector<CacheEntry> HeapCache::list() const {
   std::vector<CacheEntry> out;
+  if (unsafe()) return out;
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(options_.dir, ec)) {
     const std::string name = item.path().filename().string();
@@ -285,6 +304,7 @@ std::vector<CacheEntry> HeapCache::list() const {
 
 HeapCache::Cleared HeapCache::clear() const {
   Cleared cleared;
+  if (unsafe()) return cleared;  // other users' files may be there
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(options_.dir, ec)) {
     const std::string name = item.path().filename().string();
@@ -299,6 +319,7 @@ HeapCache::Cleared HeapCache::clear() const {
 }
 
 void HeapCache::evict() const {
+  if (unsafe()) return;
   std::vector<CacheEntry> entries;
   std::vector<std::pair<std::string, std::uint64_t>> analyses;
   std::uint64_t total = 0;

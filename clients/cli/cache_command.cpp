@@ -37,6 +37,8 @@ int run_cache(const std::vector<std::string>& argv) {
       (args.positional[0] != "list" && args.positional[0] != "clear"))
     throw UsageError{"expects list or clear"};
   const HeapCache& cache = cli_cache();
+  const auto unsafe = cache.unsafe();
+  if (unsafe) std::cerr << "heapleak: cache: " << *unsafe << ": refusing to use it\n";
   std::ostringstream out;
   if (args.positional[0] == "clear") {
     const auto cleared = cache.clear();
@@ -56,7 +58,7 @@ int run_cache(const std::vector<std::string>& argv) {
   for (const auto& entry : entries) total += entry.bytes + entry.analyses_bytes;
   out << cache.dir() << ": " << entries.size() << (entries.size() == 1 ? " image, " : " images, ")
       << human_bytes(total) << " of " << human_bytes(cache.max_bytes())
-      << (cache.enabled() ? "" : " (cache off)") << "\n";
+      << (cache.enabled() && !unsafe ? "" : " (cache off)") << "\n";
   for (const auto& entry : entries) {
     out << "  " << results::utc_time_text(entry.last_used) << "  " << human_bytes(entry.bytes)
         << "  ";

@@ -323,6 +323,35 @@ TEST_CASE("an unwritable cache directory is a warning, never a failed load", "[c
   CHECK_THAT((*loaded.heap)->report().cache_warnings[0], Catch::Contains("is not writable"));
 }
 
+TEST_CASE("a cache directory others may write is refused: no image read, written or cleared",
+          "[cache]") {
+  TempDir dir;
+  const std::string cache_dir = dir / "cache";
+  const HeapCache cache({true, cache_dir, std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  cached_load(cache, dump);  // an image, as another user could have planted it
+  REQUIRE(cache.list().size() == 1);
+  CHECK_FALSE(cache.unsafe());
+  const mode_t mode = GENERATE(mode_t{0777}, mode_t{01777}, mode_t{0770});
+  REQUIRE(::chmod(cache_dir.c_str(), mode) == 0);
+  REQUIRE(cache.unsafe());
+  CHECK_THAT(*cache.unsafe(), Catch::Contains("is writable by other users"));
+  CachedLoad loaded = load_heap_cached(&cache, dump);
+  REQUIRE(loaded.heap);
+  const LoadReport& report = (*loaded.heap)->report();
+  CHECK(report.cache == CacheUse::kOff);
+  REQUIRE(report.cache_warnings.size() == 1);
+  CHECK_THAT(report.cache_warnings[0],
+             Catch::Contains("writable by other users: refusing to use it"));
+  CHECK_FALSE(loaded.pending);
+  CHECK(cache.list().empty());
+  CHECK(cache.clear().images == 0);
+  CHECK(images_in(cache_dir).size() == 1);  // left alone
+  ::chmod(cache_dir.c_str(), 0700);
+  CHECK(cached_load(cache, dump)->report().cache == CacheUse::kHit);
+}
+
 TEST_CASE("with the cache off, loads parse and say so", "[cache]") {
   TempDir dir;
   const HeapCache cache({false, dir / "cache", std::uint64_t{1} << 30});

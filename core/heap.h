@@ -82,7 +82,7 @@ struct LoadReport {
 // kHeapImageVersion so images written before are rebuilt, never misread.
 // Members that are not Columns (roots, shapes, names, gzip_index) have their
 // own sections in core/heap_image_writer.cpp.
-inline constexpr std::uint32_t kHeapImageVersion = 2;  // 2: the shape table
+inline constexpr std::uint32_t kHeapImageVersion = 3;  // 2: the shape table; 3: ctime in the key
 
 struct HeapColumns {
   Column<Address> address;

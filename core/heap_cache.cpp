@@ -1,6 +1,7 @@
 #include "core/heap_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -38,6 +39,16 @@ bool is_analyses(const std::string& name) { return ends_with(name, kAnalysesSuff
 bool is_temp(const std::string& name) {
   return name.find(".hlimg.tmp.") != std::string::npos ||
          name.find(".hlana.tmp.") != std::string::npos;
+}
+
+// Whether the writer of temporary file `name` (core/image_file.cpp names
+// them <file>.tmp.<pid>.<n>) may still be writing it: its process is alive.
+bool writer_alive(const std::string& name) {
+  const auto at = name.find(".tmp.");
+  if (at == std::string::npos) return false;
+  const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
 // Analyses files are written one at a time: two queries finishing at once
@@ -275,6 +286,15 @@ std::vector<CacheEntry> HeapCache::list() const {
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(options_.dir, ec)) {
     const std::string name = item.path().filename().string();
+    if (is_temp(name)) {
+      if (auto st = stat_of(item.path().string())) {
+        CacheEntry entry{item.path().string(), {}, LoadMode::kFull, st->bytes, st->mtime};
+        entry.readable = false;
+        entry.partial = true;
+        out.push_back(std::move(entry));
+      }
+      continue;
+    }
     if (!is_image(name)) continue;
     CacheEntry entry;
     entry.image_path = item.path().string();
@@ -331,9 +351,15 @@ void HeapCache::evict() const {
     const std::string name = item.path().filename().string();
     auto st = stat_of(item.path().string());
     if (!st) continue;
-    // A writer that died leaves its temporary file: gone after a day.
+    // A writer that was killed leaves its temporary file: deleted once its
+    // process is gone (or after an hour untouched, should its pid have been
+    // reused). One being written counts toward the cap.
     if (is_temp(name)) {
-      if (now - st->mtime > 24 * 3600) ::unlink(item.path().c_str());
+      if (!writer_alive(name) || now - st->mtime > 3600) {
+        ::unlink(item.path().c_str());
+      } else {
+        total += st->bytes;
+      }
       continue;
     }
     if (is_analyses(name)) {

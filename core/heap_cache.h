@@ -51,7 +51,11 @@ struct CacheEntry {
   std::uint64_t bytes = 0;
   std::int64_t last_used = 0;  // seconds since the epoch (the image's mtime)
   std::uint64_t objects = 0;
-  bool readable = true;   // false: damaged or of another version (rebuilt on next use)
+  bool readable = true;  // false: damaged or of another version (rebuilt on next use)
+  // A writer's temporary file: being written, or left by a writer that was
+  // killed (deleted by the next eviction once its process is gone). Counted
+  // in the total and the cap like an image.
+  bool partial = false;
   unsigned analyses = 0;  // analyses kept next to the image (core/analysis_cost.h's bits)
   std::uint64_t analyses_bytes = 0;
 };

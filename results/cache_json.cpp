@@ -32,6 +32,7 @@ json::object cache_list_json(const HeapCache& cache, const std::vector<CacheEntr
         {"lastUsed", utc_time_text(entry.last_used)},
         {"objects", entry.objects},
         {"readable", entry.readable},
+        {"partial", entry.partial},
         {"analyses", std::move(analyses)},
         {"analysesBytes", entry.analyses_bytes},
     });

@@ -71,6 +71,9 @@ int run_cache(const std::vector<std::string>& argv) {
             << "): " << (entry.analyses & kRootPathsAnalysis ? "root paths" : "")
             << (both ? ", " : "") << (entry.analyses & kDominatorsAnalysis ? "dominator tree" : "");
       }
+    } else if (entry.partial) {
+      out << "partial (being written, or left by a writer that was killed; deleted when it is "
+             "gone)";
     } else {
       out << "unreadable (damaged or another version; rebuilt on next use)";
     }

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -153,6 +154,24 @@ TEST_CASE("a damaged, cut, foreign-version or stale image is deleted and rebuilt
     struct timespec same[2] = {before.st_atim, before.st_mtim};
     ::utimensat(AT_FDCWD, dump.c_str(), same, 0);
     require_rebuilt(cache, dump, *parsed, "stale");
+  }
+  SECTION("a plain dump edited in its middle, same size, mtime restored: the ctime differs") {
+    // Past the head and tail the key hashes: only the ctime tells.
+    const std::string plain = dir / "heap2.jsonl";
+    REQUIRE(std::system(("gzip -dc " + dump + " > " + plain).c_str()) == 0);
+    REQUIRE(fs::file_size(plain) > 4 * (64 << 10));
+    cached_load(cache, plain);
+    struct stat before {};
+    ::stat(plain.c_str(), &before);
+    const std::uint64_t middle = fs::file_size(plain) / 2;
+    write_byte(plain, middle, static_cast<char>(read_byte(plain, middle) ^ 0x20));
+    struct timespec same[2] = {before.st_atim, before.st_mtim};
+    REQUIRE(::utimensat(AT_FDCWD, plain.c_str(), same, 0) == 0);
+    CacheLookup found = cache.lookup(plain, LoadMode::kFull);
+    CHECK(found.use == CacheUse::kRebuilt);
+    REQUIRE(found.warnings.size() == 1);
+    CHECK_THAT(found.warnings[0], Catch::Contains("stale"));
+    return;
   }
   SECTION("a dump replaced by another file (new inode)") {
     const std::string other = dir / "other";
@@ -350,6 +369,38 @@ TEST_CASE("a cache directory others may write is refused: no image read, written
   CHECK(images_in(cache_dir).size() == 1);  // left alone
   ::chmod(cache_dir.c_str(), 0700);
   CHECK(cached_load(cache, dump)->report().cache == CacheUse::kHit);
+}
+
+TEST_CASE("a killed writer's temporary file is listed, counted and deleted once it is gone",
+          "[cache]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  // A process that is gone (reaped), and this one, still "writing".
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  ::waitpid(child, nullptr, 0);
+  const std::string dead = image + ".tmp." + std::to_string(child) + ".1";
+  const std::string alive = image + ".tmp." + std::to_string(::getpid()) + ".7";
+  copy_file(image, dead);
+  copy_file(image, alive);
+  auto entries = cache.list();
+  REQUIRE(entries.size() == 3);
+  CHECK(std::count_if(entries.begin(), entries.end(), [](const CacheEntry& e) {
+          return e.partial && !e.readable && e.bytes > 0;
+        }) == 2);
+  cache.evict();
+  CHECK_FALSE(fs::exists(dead));
+  CHECK(fs::exists(alive));
+  // Counted toward the cap: a cap that holds the image alone evicts it.
+  const HeapCache tight({true, dir / "cache", fs::file_size(image) + 100});
+  tight.evict();
+  CHECK_FALSE(fs::exists(image));
+  CHECK(fs::exists(alive));  // being written: not the eviction's to delete
 }
 
 TEST_CASE("with the cache off, loads parse and say so", "[cache]") {

@@ -25,7 +25,8 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitInput = 3,
   kExitUnknownAddress = 4,
-  kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
+  kExitGateFailed = 5,   // heapleak check: a new leak, a budget passed, a known leak grew
+  kExitWriteFailed = 6,  // heapleak check: its report or baseline could not be written
 };
 
 constexpr const char* kHeapleakVersion = "0.1.0";

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "clients/common/human_bytes.h"
+#include "clients/common/utf8_text.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
@@ -302,7 +303,8 @@ std::string mcp_object_text(const json::object& inspected) {
                      counted(num(at(object, "referencesCount")), "reference", "references") + ".\n";
   if (at(object, "record").is_object()) {
     std::string record = json::serialize(at(object, "record"));
-    if (record.size() > 600) record = record.substr(0, 600) + "...";
+    // Cut on a character boundary: a reply cut inside one is invalid UTF-8.
+    if (record.size() > 600) record = std::string(clients::utf8_prefix(record, 600)) + "...";
     text += "record: " + record + "\n";
   } else if (at(object, "recordError").is_string()) {
     text += "record: not available (" + str(at(object, "recordError")) + ")\n";

@@ -1,5 +1,6 @@
 #include "results/results_json.h"
 
+#include "clients/common/utf8_text.h"
 #include "core/dominators.h"
 #include "core/load_warnings.h"
 #include "core/naming.h"
@@ -409,7 +410,7 @@ json::value string_value_json(const Heap& heap, ObjectIndex i) {
   const json::value* value = record.as_object().if_contains("value");
   if (!value || !value->is_string()) return nullptr;
   std::string content(value->as_string());
-  if (content.size() > 200) content = content.substr(0, 200) + "...";
+  if (content.size() > 200) content = std::string(clients::utf8_prefix(content, 200)) + "...";
   return json::value(content);
 }
 

@@ -72,11 +72,11 @@ std::uint64_t hash(const void* data, std::size_t bytes, std::size_t chunk,
     h = seed + kP5;
   }
   h += static_cast<std::uint64_t>(bytes);
-  for (; p + 8 <= end; p += 8) {
+  for (; end - p >= 8; p += 8) {  // not p + 8 <= end: p may be null (no bytes)
     h ^= mix(0, read64(p));
     h = rotl(h, 27) * kP1 + kP4;
   }
-  if (p + 4 <= end) {
+  if (end - p >= 4) {
     h ^= static_cast<std::uint64_t>(read32(p)) * kP1;
     h = rotl(h, 23) * kP2 + kP3;
     p += 4;

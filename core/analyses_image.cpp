@@ -49,6 +49,69 @@ bool read_meta(const MappedFile& file, AnalysesMeta& meta) {
   return true;
 }
 
+// Bytes [begin, end) of a section of uint32_t values: whether `ok(k, value)` holds for each.
+template <class Ok>
+ValueCheck each(Ok ok) {
+  return [ok](const char* section, std::uint64_t begin, std::uint64_t end) {
+    const auto* values = reinterpret_cast<const std::uint32_t*>(section);
+    bool all = true;  // no early exit: the loop vectorizes where it can
+    for (std::uint64_t k = begin / 4, last = end / 4; k < last; ++k) all &= ok(k, values[k]);
+    return all;
+  };
+}
+
+// The value checks of the sections, against the counts of the meta section.
+ValueChecks value_checks(const MappedFile& file, const AnalysesMeta& meta,
+                         std::size_t root_categories) {
+  const std::uint64_t objects = meta.objects;
+  ValueChecks checks;
+  checks.emplace_back(
+      "root_paths.parent", each([=](std::uint64_t, std::uint32_t p) {
+        return p < objects || p == RootPaths::kUnreached ||
+               (p >= RootPaths::kRootBase && p - RootPaths::kRootBase < root_categories);
+      }));
+  const std::uint64_t reachable = meta.dominators_reachable;
+  constexpr std::uint32_t kUnvisited = UINT32_MAX;
+  checks.emplace_back("dominators.preorder", each([=](std::uint64_t, std::uint32_t number) {
+                        return (number >= 1 && number <= reachable) || number == kUnvisited;
+                      }));
+  // An idom numbered before its object: walks up the tree always end.
+  const Section* preorder_section = file.find("dominators.preorder");
+  if (preorder_section != nullptr && preorder_section->bytes == objects * 4) {
+    const auto* preorder =
+        reinterpret_cast<const std::uint32_t*>(file.mapping->at(preorder_section->offset));
+    checks.emplace_back("dominators.idom", each([=](std::uint64_t k, ObjectIndex idom) {
+                          if (idom == kNoObject) return preorder[k] == kUnvisited;
+                          if (preorder[k] == kUnvisited) return false;
+                          return idom == DominatorTree::kSuperRoot ||
+                                 (idom < objects && preorder[idom] < preorder[k]);
+                        }));
+  }
+  return checks;
+}
+
+// Whether following parents from any object ends at a root or the
+// unreached mark, never in a cycle nor at an unreached object: one walk per
+// chain, each object passed once (a byte of state per object).
+bool parents_end_at_roots(const Column<std::uint32_t>& parents) {
+  enum : std::uint8_t { kUnknown, kOnChain, kEnds };
+  std::vector<std::uint8_t> state(parents.size(), kUnknown);
+  for (std::size_t start = 0; start < parents.size(); ++start) {
+    std::size_t x = start;
+    while (state[x] == kUnknown && parents[x] < parents.size()) {
+      state[x] = kOnChain;
+      x = parents[x];
+    }
+    if (state[x] == kOnChain) return false;  // back on this chain: a cycle
+    // x ends the chain: a root target, or an object known to end at one.
+    // An unreached object is no parent.
+    if (x != start && parents[x] == RootPaths::kUnreached) return false;
+    for (std::size_t y = start; state[y] == kOnChain; y = parents[y]) state[y] = kEnds;
+    state[x] = kEnds;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string> write_analyses_image(const Heap& heap, std::uint64_t image_checksum,
@@ -81,7 +144,7 @@ std::optional<std::string> write_analyses_image(const Heap& heap, std::uint64_t 
 }
 
 OpenedAnalyses open_analyses_image(const std::string& path, std::uint64_t objects,
-                                   std::uint64_t image_checksum) {
+                                   std::size_t root_categories, std::uint64_t image_checksum) {
   MappedFile file = map_image_file(path, kAnalysesMagic, kAnalysesVersion);
   if (file.problem != FileProblem::kNone) return problem(file.problem, file.why);
   AnalysesMeta meta{};
@@ -93,16 +156,18 @@ OpenedAnalyses open_analyses_image(const std::string& path, std::uint64_t object
     out.stale = true;
     return out;
   }
-  // Every payload byte is checked once, here, before any of it is used.
-  if (const Section* s = file.first_damaged())
-    return problem(
-        FileProblem::kCorrupt,
-        "checksum mismatch in section " + std::string(s->name, strnlen(s->name, sizeof s->name)));
+  // Every payload byte is checked once, here, before any of it is used, and
+  // its values in the same pass.
+  if (meta.root_paths_reachable > objects || meta.dominators_reachable > objects)
+    return problem(FileProblem::kCorrupt, "its counts exceed the heap's objects");
+  if (Damage damage = file.first_damaged(nullptr, value_checks(file, meta, root_categories)))
+    return problem(FileProblem::kCorrupt, damage.why());
   OpenedAnalyses out;
   if (meta.kept & kRootPathsAnalysis) {
     auto parents = column_of<std::uint32_t>(file, "root_paths.parent", objects);
-    if (!parents || meta.root_paths_reachable > objects)
-      return problem(FileProblem::kCorrupt, "its root paths are misshapen");
+    if (!parents) return problem(FileProblem::kCorrupt, "its root paths are misshapen");
+    if (!parents_end_at_roots(*parents))
+      return problem(FileProblem::kCorrupt, "its root paths do not all lead to a root");
     out.root_paths =
         std::make_unique<const RootPaths>(std::move(*parents), meta.root_paths_reachable);
   }
@@ -110,7 +175,7 @@ OpenedAnalyses open_analyses_image(const std::string& path, std::uint64_t object
     auto preorder = column_of<std::uint32_t>(file, "dominators.preorder", objects);
     auto idom = column_of<ObjectIndex>(file, "dominators.idom", objects);
     auto retained = column_of<std::uint64_t>(file, "dominators.retained", objects);
-    if (!preorder || !idom || !retained || meta.dominators_reachable > objects)
+    if (!preorder || !idom || !retained)
       return problem(FileProblem::kCorrupt, "its dominator tree is misshapen");
     out.dominators = std::make_unique<const DominatorTree>(
         std::move(*preorder), std::move(*idom), std::move(*retained), meta.dominators_reachable,

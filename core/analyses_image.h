@@ -38,10 +38,15 @@ struct OpenedAnalyses {
   unsigned kept = 0;  // which of the two the file holds
 };
 
-// Maps the analyses at `path` for a heap of `objects` objects mapped from the
-// image with `image_checksum`; every section is checked before it is used.
+// Maps the analyses at `path` for a heap of `objects` objects and
+// `root_categories` ROOT categories mapped from the image with
+// `image_checksum`; every section is checked before it is used: checksums,
+// and the values the walks follow (parents and idoms name objects or known
+// codes, a root category exists, preorder numbers are in range, every idom
+// comes before its object in preorder and the root paths have no cycle), so
+// a forged file cannot send a walk out of bounds or around forever.
 OpenedAnalyses open_analyses_image(const std::string& path, std::uint64_t objects,
-                                   std::uint64_t image_checksum);
+                                   std::size_t root_categories, std::uint64_t image_checksum);
 
 // What `cache list` shows: which analyses a file holds (its meta section only).
 std::optional<unsigned> peek_analyses_image(const std::string& path);

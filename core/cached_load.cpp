@@ -20,8 +20,8 @@ std::shared_ptr<const Heap> write_and_remap(const HeapCache& cache, const Heap& 
   if ((warning = cache.store(parsed, key))) return nullptr;
   const std::string image_path = cache.image_path(key.path, key.mode);
   std::uint64_t image_checksum = 0;
-  image::OpenedImage opened =
-      image::open_heap_image(image_path, key, [&](LoadReport& report, std::uint64_t checksum) {
+  image::OpenedImage opened = image::open_heap_image(
+      image_path, key, [&](LoadReport& report, std::uint64_t checksum, std::size_t) {
         image_checksum = checksum;
         report = parsed.report();
         report.seconds +=

@@ -37,11 +37,16 @@ inline std::uint64_t merge(std::uint64_t acc, std::uint64_t value) {
   return acc * kP1 + kP4;
 }
 
-}  // namespace
-
-std::uint64_t xxh64(const void* data, std::size_t bytes, std::uint64_t seed) {
-  const auto* p = static_cast<const unsigned char*>(data);
+// kVisit false compiles the plain hash, without the visiting branch.
+template <bool kVisit>
+std::uint64_t hash(const void* data, std::size_t bytes, std::size_t chunk,
+                   const std::function<bool(std::size_t, std::size_t)>& visit, std::uint64_t seed) {
+  const auto* const start = static_cast<const unsigned char*>(data);
+  const auto* p = start;
   const unsigned char* const end = p + bytes;
+  // Bytes [start, visited) were handed to `visit`; a refusal stops the hash
+  // (its value then no longer matters: the caller refuses the whole).
+  const unsigned char* visited = start;
   std::uint64_t h;
   if (bytes >= 32) {
     std::uint64_t v1 = seed + kP1 + kP2, v2 = seed + kP2, v3 = seed, v4 = seed - kP1;
@@ -52,6 +57,11 @@ std::uint64_t xxh64(const void* data, std::size_t bytes, std::uint64_t seed) {
       v3 = mix(v3, read64(p + 16));
       v4 = mix(v4, read64(p + 24));
       p += 32;
+      if (kVisit && static_cast<std::size_t>(p - visited) >= chunk) {
+        if (!visit(static_cast<std::size_t>(visited - start), static_cast<std::size_t>(p - start)))
+          return 0;
+        visited = p;
+      }
     } while (p <= limit);
     h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
     h = merge(h, v1);
@@ -62,11 +72,11 @@ std::uint64_t xxh64(const void* data, std::size_t bytes, std::uint64_t seed) {
     h = seed + kP5;
   }
   h += static_cast<std::uint64_t>(bytes);
-  for (; p + 8 <= end; p += 8) {
+  for (; end - p >= 8; p += 8) {  // not p + 8 <= end: p may be null (no bytes)
     h ^= mix(0, read64(p));
     h = rotl(h, 27) * kP1 + kP4;
   }
-  if (p + 4 <= end) {
+  if (end - p >= 4) {
     h ^= static_cast<std::uint64_t>(read32(p)) * kP1;
     h = rotl(h, 23) * kP2 + kP3;
     p += 4;
@@ -75,12 +85,27 @@ std::uint64_t xxh64(const void* data, std::size_t bytes, std::uint64_t seed) {
     h ^= (*p) * kP5;
     h = rotl(h, 11) * kP1;
   }
+  if (kVisit && visited != end &&
+      !visit(static_cast<std::size_t>(visited - start), static_cast<std::size_t>(end - start)))
+    return 0;
   h ^= h >> 33;
   h *= kP2;
   h ^= h >> 29;
   h *= kP3;
   h ^= h >> 32;
   return h;
+}
+
+}  // namespace
+
+std::uint64_t xxh64(const void* data, std::size_t bytes, std::uint64_t seed) {
+  return hash<false>(data, bytes, 0, {}, seed);
+}
+
+std::uint64_t xxh64_visiting(const void* data, std::size_t bytes, std::size_t chunk,
+                             const std::function<bool(std::size_t, std::size_t)>& visit,
+                             std::uint64_t seed) {
+  return hash<true>(data, bytes, chunk, visit, seed);
 }
 
 }  // namespace heapleak

@@ -12,15 +12,32 @@
 namespace heapleak {
 namespace {
 
+// A DOT string's content. Graphviz copies label bytes into its SVG as they
+// are, and XML forbids control characters and U+FFFE/U+FFFF: those (dump
+// strings, user data) are written visibly as \xNN / \uFFFE instead, so
+// the SVG stays well-formed.
 std::string escape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
       out += "\\n";
-      continue;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\\\x";  // a backslash, shown
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else if (c == 0xEF && text.substr(k + 1, 1) == "\xBF" && k + 2 < text.size() &&
+               (static_cast<unsigned char>(text[k + 2]) == 0xBE ||
+                static_cast<unsigned char>(text[k + 2]) == 0xBF)) {
+      out += static_cast<unsigned char>(text[k + 2]) == 0xBE ? "\\\\uFFFE" : "\\\\uFFFF";
+      k += 2;
+    } else {
+      out += static_cast<char>(c);
     }
-    out += c;
   }
   return out;
 }

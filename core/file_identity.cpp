@@ -15,6 +15,7 @@ FileIdentity identity_of(const struct stat& info) {
   id.device = static_cast<std::uint64_t>(info.st_dev);
   id.inode = static_cast<std::uint64_t>(info.st_ino);
   id.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  id.ctime_ns = static_cast<std::int64_t>(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec;
   id.size = static_cast<std::uint64_t>(info.st_size);
   return id;
 }

@@ -1,6 +1,10 @@
 // Which file a heap was read from, as it was then (device, inode, mtime,
-// size): a dump rewritten since, even at the same size, has another identity,
-// so records are never read back from a different file than was loaded.
+// ctime, size): a dump rewritten since, even at the same size, has another
+// identity, so records are never read back from a different file than was
+// loaded. ctime is there because mtime can be set back (`touch -r`) and ctime
+// cannot (short of changing the clock): any write, and also a chmod, chown,
+// link or rename, gives a new identity. What none of it sees: a file system
+// that does not keep these times, or a writer able to set the clock.
 #pragma once
 
 #include <sys/stat.h>
@@ -14,6 +18,7 @@ struct FileIdentity {
   std::uint64_t device = 0;
   std::uint64_t inode = 0;
   std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
   std::uint64_t size = 0;
   bool operator==(const FileIdentity&) const = default;
 };

@@ -83,7 +83,7 @@ struct LoadReport {
 // Members that are not Columns (roots, shapes, names, gzip_index) have their
 // own sections in core/heap_image_writer.cpp.
 inline constexpr std::uint32_t kHeapImageVersion =
-    3;  // 2: the shape table, 3: reference counts in `length`
+    4;  // 2: the shape table, 3: reference counts in `length`, 4: ctime in the key
 
 // In the length column: the value is a record's reference count, not an
 // Array's length or a Hash's size.

@@ -1,6 +1,7 @@
 #include "core/heap_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -40,6 +41,16 @@ bool is_temp(const std::string& name) {
          name.find(".hlana.tmp.") != std::string::npos;
 }
 
+// Whether the writer of temporary file `name` (core/image_file.cpp names
+// them <file>.tmp.<pid>.<n>) may still be writing it: its process is alive.
+bool writer_alive(const std::string& name) {
+  const auto at = name.find(".tmp.");
+  if (at == std::string::npos) return false;
+  const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
 // Analyses files are written one at a time: two queries finishing at once
 // on one heap would otherwise both write it.
 std::mutex analyses_mutex;
@@ -75,6 +86,20 @@ std::optional<Stat> stat_of(const std::string& path) {
 }
 
 }  // namespace
+
+std::optional<std::string> unsafe_cache_dir(const std::string& dir) {
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) return std::nullopt;  // made 0700 when first written
+  if (!S_ISDIR(info.st_mode)) return dir + " is not a directory";
+  if (info.st_uid != ::getuid()) return dir + " belongs to another user";
+  if ((info.st_mode & 022) != 0) return dir + " is writable by other users";
+  return std::nullopt;
+}
+
+std::optional<std::string> HeapCache::unsafe() const {
+  if (!options_.enabled) return std::nullopt;
+  return unsafe_cache_dir(options_.dir);
+}
 
 std::string default_cache_dir() {
   if (const char* dir = std::getenv("HEAPLEAK_CACHE_DIR"); dir && *dir) return dir;
@@ -116,6 +141,10 @@ std::string HeapCache::analyses_path(const std::string& image_path) {
 CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
   CacheLookup out;
   if (!options_.enabled) return out;
+  if (auto why = unsafe()) {
+    out.warnings.push_back("cache: " + *why + ": refusing to use it, the heap is not cached");
+    return out;
+  }
   const auto started = std::chrono::steady_clock::now();
   out.use = CacheUse::kMiss;
   std::error_code ec;
@@ -136,9 +165,10 @@ CacheLookup HeapCache::lookup(const std::string& path, LoadMode mode) const {
     const std::string analyses_file = analyses_path(image);
     image::OpenedAnalyses analyses;
     std::uint64_t image_checksum = 0;
-    auto finish = [&](LoadReport& report, std::uint64_t checksum) {
+    auto finish = [&](LoadReport& report, std::uint64_t checksum, std::size_t root_categories) {
       image_checksum = checksum;
-      analyses = image::open_analyses_image(analyses_file, report.objects, checksum);
+      analyses =
+          image::open_analyses_image(analyses_file, report.objects, root_categories, checksum);
       if (analyses.problem != image::FileProblem::kNone &&
           analyses.problem != image::FileProblem::kMissing) {
         ::unlink(analyses_file.c_str());
@@ -252,9 +282,19 @@ std::optional<std::string> HeapCache::store_analyses(const Heap& heap) const {
 
 std::vector<CacheEntry> HeapCache::list() const {
   std::vector<CacheEntry> out;
+  if (unsafe()) return out;
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(options_.dir, ec)) {
     const std::string name = item.path().filename().string();
+    if (is_temp(name)) {
+      if (auto st = stat_of(item.path().string())) {
+        CacheEntry entry{item.path().string(), {}, LoadMode::kFull, st->bytes, st->mtime};
+        entry.readable = false;
+        entry.partial = true;
+        out.push_back(std::move(entry));
+      }
+      continue;
+    }
     if (!is_image(name)) continue;
     CacheEntry entry;
     entry.image_path = item.path().string();
@@ -284,6 +324,7 @@ std::vector<CacheEntry> HeapCache::list() const {
 
 HeapCache::Cleared HeapCache::clear() const {
   Cleared cleared;
+  if (unsafe()) return cleared;  // other users' files may be there
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(options_.dir, ec)) {
     const std::string name = item.path().filename().string();
@@ -298,6 +339,7 @@ HeapCache::Cleared HeapCache::clear() const {
 }
 
 void HeapCache::evict() const {
+  if (unsafe()) return;
   std::vector<CacheEntry> entries;
   std::vector<std::pair<std::string, std::uint64_t>> analyses;
   std::uint64_t total = 0;
@@ -309,9 +351,15 @@ void HeapCache::evict() const {
     const std::string name = item.path().filename().string();
     auto st = stat_of(item.path().string());
     if (!st) continue;
-    // A writer that died leaves its temporary file: gone after a day.
+    // A writer that was killed leaves its temporary file: deleted once its
+    // process is gone (or after an hour untouched, should its pid have been
+    // reused). One being written counts toward the cap.
     if (is_temp(name)) {
-      if (now - st->mtime > 24 * 3600) ::unlink(item.path().c_str());
+      if (!writer_alive(name) || now - st->mtime > 3600) {
+        ::unlink(item.path().c_str());
+      } else {
+        total += st->bytes;
+      }
       continue;
     }
     if (is_analyses(name)) {

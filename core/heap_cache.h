@@ -35,6 +35,14 @@ struct CacheOptions {
 // turns the cache off unless CacheOptions::dir names a directory.
 std::string default_cache_dir();
 
+// Why `dir` must not hold the cache, or nothing (safe, or not there yet:
+// it is then made 0700). Anyone who may write the directory could plant a
+// forged image that a later load trusts (its checksums can be recomputed),
+// so, as for the daemon's socket directory, a directory owned by another
+// user or writable by group or others (sticky or not: a name not yet taken
+// can still be planted) is refused and the cache is off, with a warning.
+std::optional<std::string> unsafe_cache_dir(const std::string& dir);
+
 // One image, for `cache list`.
 struct CacheEntry {
   std::string image_path;
@@ -43,7 +51,11 @@ struct CacheEntry {
   std::uint64_t bytes = 0;
   std::int64_t last_used = 0;  // seconds since the epoch (the image's mtime)
   std::uint64_t objects = 0;
-  bool readable = true;   // false: damaged or of another version (rebuilt on next use)
+  bool readable = true;  // false: damaged or of another version (rebuilt on next use)
+  // A writer's temporary file: being written, or left by a writer that was
+  // killed (deleted by the next eviction once its process is gone). Counted
+  // in the total and the cap like an image.
+  bool partial = false;
   unsigned analyses = 0;  // analyses kept next to the image (core/analysis_cost.h's bits)
   std::uint64_t analyses_bytes = 0;
 };
@@ -63,6 +75,9 @@ class HeapCache {
   const std::string& dir() const { return options_.dir; }
   std::uint64_t max_bytes() const { return options_.max_bytes; }
   std::uint64_t remap_above_bytes() const { return options_.remap_above_bytes; }
+  // unsafe_cache_dir(dir()), checked anew on each call: an unsafe directory
+  // is neither read (lookups miss, list is empty) nor written nor cleared.
+  std::optional<std::string> unsafe() const;
 
   // Maps the image of `path` loaded in `mode` (a full image also serves an
   // identity-only load), and the analyses kept next to it, seeded into the

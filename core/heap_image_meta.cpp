@@ -95,9 +95,9 @@ class Decoder {
 template <class Io, class Key, class Report, class Roots>
 bool meta_fields(Io& io, Key& key, Report& report, Roots& roots) {
   return io.text(key.path) && io.number(key.identity.device) && io.number(key.identity.inode) &&
-         io.number(key.identity.mtime_ns) && io.number(key.identity.size) &&
-         io.number(key.head_tail) && io.number(key.mode) && io.number(report.gzip) &&
-         io.number(report.file_bytes) && io.number(report.stream_bytes) &&
+         io.number(key.identity.mtime_ns) && io.number(key.identity.ctime_ns) &&
+         io.number(key.identity.size) && io.number(key.head_tail) && io.number(key.mode) &&
+         io.number(report.gzip) && io.number(report.file_bytes) && io.number(report.stream_bytes) &&
          io.number(report.lines) && io.number(report.objects) && io.number(report.root_records) &&
          io.number(report.shapes) && io.number(report.broken_lines) &&
          io.array(report.first_broken_lines) &&

@@ -1,5 +1,6 @@
 #include "core/heap_image_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <type_traits>
@@ -71,11 +72,81 @@ bool read_shapes(const MappedFile& file, std::size_t names, ShapeTable& shapes) 
   return true;
 }
 
+// Bytes [begin, end) of a section of T values: whether `ok` holds for each
+// (a trailing partial value is left to the size checks that follow).
+template <class T, class Ok>
+ValueCheck each(Ok ok) {
+  return [ok](const char* section, std::uint64_t begin, std::uint64_t end) {
+    const T* values = reinterpret_cast<const T*>(section);
+    bool all = true;  // no early exit: the loop vectorizes
+    for (std::uint64_t k = begin / sizeof(T), last = end / sizeof(T); k < last; ++k)
+      all &= ok(values[k]);
+    return all;
+  };
+}
+
+// Offsets into an array of `limit` items: 0 first, never decreasing, never past it.
+template <class T>
+ValueCheck ascending_offsets(std::uint64_t limit) {
+  return [limit](const char* section, std::uint64_t begin, std::uint64_t end) {
+    const T* values = reinterpret_cast<const T*>(section);
+    std::uint64_t k = begin / sizeof(T);
+    const std::uint64_t last = end / sizeof(T);
+    if (k >= last) return true;
+    bool all = k == 0 ? values[0] == 0 : values[k - 1] <= values[k];
+    for (++k; k < last; ++k) all &= values[k - 1] <= values[k];
+    return all && values[last - 1] <= limit;
+  };
+}
+
+std::uint64_t section_bytes(const MappedFile& file, std::string_view name) {
+  const Section* s = file.find(name);
+  return s == nullptr ? 0 : s->bytes;
+}
+
+// What every value of the columns must satisfy for the heap's accessors to
+// stay inside the image: string ids name a string, object indexes an object,
+// CSR offsets ascend within their edges, types are known, addresses ascend
+// (lookups bisect them). Checked while the sections are hashed.
+ValueChecks value_checks(const MappedFile& file, std::uint64_t objects) {
+  const std::uint64_t strings = section_bytes(file, "names.ends") / 8;
+  const std::uint64_t text = section_bytes(file, "names.text");
+  auto string_id = each<std::uint32_t>([strings](std::uint32_t id) { return id < strings; });
+  auto object = each<ObjectIndex>([objects](ObjectIndex i) { return i < objects; });
+  ValueChecks checks;
+  checks.emplace_back("type", each<std::uint8_t>([](std::uint8_t t) {
+                        return t <= static_cast<std::uint8_t>(ObjectType::kUndef);
+                      }));
+  checks.emplace_back("class_index", each<ObjectIndex>([objects](ObjectIndex i) {
+                        return i < objects || i == kNoObject;
+                      }));
+  checks.emplace_back("own_name", string_id);
+  checks.emplace_back("file", string_id);
+  checks.emplace_back("method", string_id);
+  checks.emplace_back("out_edges", object);
+  checks.emplace_back("in_edges", object);
+  checks.emplace_back("out_offsets",
+                      ascending_offsets<std::uint32_t>(section_bytes(file, "out_edges") / 4));
+  checks.emplace_back("in_offsets",
+                      ascending_offsets<std::uint32_t>(section_bytes(file, "in_edges") / 4));
+  checks.emplace_back("names.ends", ascending_offsets<std::uint64_t>(text));
+  checks.emplace_back("address", [](const char* section, std::uint64_t begin, std::uint64_t end) {
+    const Address* values = reinterpret_cast<const Address*>(section);
+    bool all = true;
+    for (std::uint64_t k = std::max<std::uint64_t>(begin / sizeof(Address), 1),
+                       last = end / sizeof(Address);
+         k < last; ++k)
+      all &= values[k - 1] < values[k];
+    return all;
+  });
+  return checks;
+}
+
 }  // namespace
 
-OpenedImage open_heap_image(
-    const std::string& image_path, const ImageKey& expected,
-    const std::function<void(LoadReport&, std::uint64_t table_checksum)>& finish) {
+OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expected,
+                            const std::function<void(LoadReport&, std::uint64_t table_checksum,
+                                                     std::size_t root_categories)>& finish) {
   MappedFile file = map_image_file(image_path, kMagic, kHeapImageVersion);
   if (file.problem != FileProblem::kNone)
     return problem(image_problem(file.problem),
@@ -97,12 +168,10 @@ OpenedImage open_heap_image(
   if (key.mode == LoadMode::kIdentityOnly && expected.mode == LoadMode::kFull)
     return problem(ImageProblem::kWrongMode, "an identity-only image cannot serve a full load");
 
-  // Every payload byte is checked once, here, before any of it is used.
-  if (const Section* s = file.first_damaged(meta)) {
-    return problem(
-        ImageProblem::kCorrupt,
-        "checksum mismatch in section " + std::string(s->name, strnlen(s->name, sizeof s->name)));
-  }
+  // Every payload byte is checked once, here, before any of it is used: its
+  // checksum, and in the same pass every value a reader indexes with.
+  if (Damage damage = file.first_damaged(meta, value_checks(file, report.objects)))
+    return problem(ImageProblem::kCorrupt, damage.why());
 
   std::shared_ptr<const void> keep = mapping;
   bool complete = true;
@@ -122,14 +191,6 @@ OpenedImage open_heap_image(
     return problem(ImageProblem::kCorrupt, "a section is missing or misshapen");
   std::span<const std::uint64_t> end_offsets(
       reinterpret_cast<const std::uint64_t*>(mapping->at(ends->offset)), ends->bytes / 8);
-  std::uint64_t previous = 0;
-  for (std::uint64_t end : end_offsets) {
-    if (end < previous || end > text->bytes) {
-      return problem(ImageProblem::kCorrupt, "its string table is damaged");
-    }
-    previous = end;
-  }
-  if (end_offsets[0] != 0) return problem(ImageProblem::kCorrupt, "its string table is damaged");
   columns.names = StringPool::view(end_offsets, mapping->at(text->offset), keep);
   if (const Section* gzip = file.find("gzip_index"); gzip != nullptr && gzip->bytes > 0) {
     auto index = std::make_shared<GzipIndex>();
@@ -141,7 +202,7 @@ OpenedImage open_heap_image(
     return problem(ImageProblem::kCorrupt, "its shape table is damaged");
   if (!consistent(columns, report))
     return problem(ImageProblem::kCorrupt, "its columns disagree in size");
-  if (finish) finish(report, file.header.table_checksum);
+  if (finish) finish(report, file.header.table_checksum, columns.roots.size());
   return OpenedImage{std::make_shared<const Heap>(std::move(columns), std::move(report)),
                      ImageProblem::kNone,
                      {},

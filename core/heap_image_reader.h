@@ -44,10 +44,15 @@ struct OpenedImage {
 // (path and cache fields are the caller's to set).
 // `finish` completes the report before the heap is made (the caller's path,
 // cache use and timing); it also gets the image's table checksum, which the
-// analyses kept next to the image are bound to (core/analyses_image.h).
-OpenedImage open_heap_image(
-    const std::string& image_path, const ImageKey& expected,
-    const std::function<void(LoadReport&, std::uint64_t table_checksum)>& finish = {});
+// analyses kept next to the image are bound to (core/analyses_image.h), and
+// its count of root categories, which they index.
+// Every value the heap's accessors index with (string ids, object indexes,
+// CSR offsets, types) is checked in the pass that checks the checksums: a
+// checksum is no key, and an image that anyone could have written must not
+// make a reader go out of bounds.
+OpenedImage open_heap_image(const std::string& image_path, const ImageKey& expected,
+                            const std::function<void(LoadReport&, std::uint64_t table_checksum,
+                                                     std::size_t root_categories)>& finish = {});
 
 // What `cache list` shows: the key and counts from the header and meta
 // section only (checked by their checksums, the payload is not read).

@@ -180,7 +180,13 @@ bool MappedFile::intact(const Section& s) const {
   return xxh64(mapping->at(s.offset), s.bytes) == s.checksum;
 }
 
-const Section* MappedFile::first_damaged(const Section* skip) const {
+std::string Damage::why() const {
+  const std::string name(section->name, strnlen(section->name, sizeof section->name));
+  return values ? "a value out of range in section " + name
+                : "checksum mismatch in section " + name;
+}
+
+Damage MappedFile::first_damaged(const Section* skip, const ValueChecks& checks) const {
   // The sections in two shares of about equal bytes (largest first, each to
   // the lighter share): one checked on a second thread, the other here. XXH64
   // runs at memory speed on one core (~10 GB/s), so on a warm explain of
@@ -204,30 +210,54 @@ const Section* MappedFile::first_damaged(const Section* skip) const {
     shares[k].push_back(s);
     weight[k] += s->bytes;
   }
-  auto check = [this](const std::vector<const Section*>& share) -> const Section* {
-    for (const Section* s : share) {
-      if (!intact(*s)) return s;
+  auto check_of = [&checks](const Section& s) -> const ValueCheck* {
+    const std::string_view name(s.name, strnlen(s.name, sizeof s.name));
+    for (const auto& [section, check] : checks) {
+      if (section == name) return &check;
     }
     return nullptr;
   };
-  const Section* damaged[2] = {nullptr, nullptr};
+  // 64 KiB: hashed, then checked while still in L2.
+  constexpr std::size_t kChunk = std::size_t{64} << 10;
+  auto check = [&](const std::vector<const Section*>& share) -> Damage {
+    for (const Section* s : share) {
+      const ValueCheck* values = check_of(*s);
+      if (values == nullptr) {
+        if (!intact(*s)) return Damage{s, false};
+        continue;
+      }
+      const char* base = mapping->at(s->offset);
+      bool refused = false;
+      const std::uint64_t sum =
+          xxh64_visiting(base, s->bytes, kChunk, [&](std::size_t begin, std::size_t end) {
+            refused = !(*values)(base, begin, end);
+            return !refused;
+          });
+      // A damaged checksum says more than the values it makes wrong.
+      if (refused) return Damage{s, xxh64(base, s->bytes) == s->checksum};
+      if (sum != s->checksum) return Damage{s, false};
+    }
+    return Damage{};
+  };
+  Damage damaged[2];
   constexpr std::uint64_t kWorthAThread = std::uint64_t{16} << 20;
   if (weight[1] >= kWorthAThread) {
     try {
       std::thread helper([&] { damaged[1] = check(shares[1]); });
       damaged[0] = check(shares[0]);
       helper.join();
-      return damaged[0] != nullptr ? damaged[0] : damaged[1];
+      return damaged[0] ? damaged[0] : damaged[1];
     } catch (const std::system_error&) {
       // No thread to be had: check it all here.
     }
   }
   damaged[0] = check(shares[0]);
-  return damaged[0] != nullptr ? damaged[0] : check(shares[1]);
+  return damaged[0] ? damaged[0] : check(shares[1]);
 }
 
 MappedFile map_image_file(const std::string& path, const char (&magic)[8], std::uint32_t version) {
-  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
   if (file.fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return problem(FileProblem::kMissing, "no file");
     return problem(FileProblem::kCorrupt, std::string("cannot open: ") + std::strerror(errno));

@@ -52,11 +52,12 @@ class RootPaths {
                : -1;
   }
 
- private:
+  // The parent column's codes past the objects (public for the cache's checks).
   static constexpr std::uint32_t kUnreached = UINT32_MAX;
   static constexpr std::uint32_t kRootBase =
       0xFFFF0000u;  // parent of a root target: kRootBase + category
 
+ private:
   Column<std::uint32_t> parent_;
   std::size_t reachable_ = 0;
 };

@@ -1,6 +1,7 @@
 // loadHeap, unloadHeap, listHeaps, stopDaemon: the heap store's methods;
 // cacheList and cacheClear: the cache of parsed heaps behind loadHeap.
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,15 @@ results::NamedHeap named(const HeapEntry& entry) {
   return {entry.id, entry.name, entry.path, entry.heap.get()};
 }
 
+// Hands the allocator's free memory back to the system once no load runs.
+// glibc keeps what a thread freed in that thread's arena: after 8 clients
+// loaded and unloaded at once, the idle daemon held ~300 MB (27-45 MB after
+// one). malloc_trim returns the free pages of every arena; run after an
+// unload and at the end of a load (its scratch), it costs milliseconds.
+void give_back_memory(const HeapStore& store) {
+  if (store.loading_names().empty()) ::malloc_trim(0);
+}
+
 // Admission on the input thread: the file exists, the budget admits its
 // estimate, and the name is taken now, not when the load ends, so a query
 // naming it waits for the load instead of answering unknownHeap. The
@@ -62,6 +72,7 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
       read = read_admitted(ctx, load, cancel, progress);
     } catch (...) {
       rc.progress.end();
+      give_back_memory(ctx.store);  // a failed or cancelled load's scratch
       throw;
     }
     rc.progress.end();
@@ -73,6 +84,7 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
                            std::to_string(entry.heap->report().seconds) + " s");
           reply.result(loaded_heap_json(named(entry)));
         });
+    give_back_memory(ctx.store);  // the load's scratch, freed as it ended
     // The image is written after the answer, on the load pool; a daemon
     // started later reopens the dump from it.
     if (read.image) {
@@ -92,7 +104,10 @@ json::value run_unload_heap(DaemonContext& ctx, const HeapParams& params, const 
     throw protocol::RpcException(loading.error());
   }
   ctx.store.remove(entry->id);
-  return unloaded_heap_json(named(*entry));
+  json::value answer = unloaded_heap_json(named(*entry));
+  entry.reset();  // the heap's last reference, unless a query still holds it
+  give_back_memory(ctx.store);
+  return answer;
 }
 
 json::value run_list_heaps(DaemonContext& ctx, const protocol::NoParams&, const RequestContext&) {

@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
     McpOptions mcp;
     mcp.server_version = session.server_version;
     mcp.logger = logger;
-    StdioServer server(mcp_sessions(std::make_shared<McpTools>(binder, logger), mcp), logger);
+    // Closing stdin cancels running work (docs/mcp.md), a load included.
+    StdioServer server(mcp_sessions(std::make_shared<McpTools>(binder, logger), mcp), logger,
+                       /*finish_work_at_eof=*/false);
     request_stop = [&server] { server.stop(); };
     return server.run();
   }

@@ -44,8 +44,11 @@ StdioServer::StdioServer(std::shared_ptr<const protocol::Binder> binder,
     : StdioServer(json_rpc_sessions(std::move(binder), std::move(session_options)),
                   std::move(logger)) {}
 
-StdioServer::StdioServer(SessionFactory sessions, std::shared_ptr<protocol::Logger> logger)
-    : sessions_(std::move(sessions)), logger_(std::move(logger)) {}
+StdioServer::StdioServer(SessionFactory sessions, std::shared_ptr<protocol::Logger> logger,
+                         bool finish_work_at_eof)
+    : sessions_(std::move(sessions)),
+      logger_(std::move(logger)),
+      finish_work_at_eof_(finish_work_at_eof) {}
 
 int StdioServer::run() {
   // Detached: it may still wait in sigwait when the process exits, so it
@@ -64,7 +67,7 @@ int StdioServer::run() {
   int code;
   {
     Connection connection(sessions_, std::make_unique<StdioStream>(state_->stop_requested),
-                          /*finish_work_at_eof=*/true);
+                          finish_work_at_eof_);
     {
       std::lock_guard lock(state_->mutex);
       state_->connection = &connection;

@@ -28,7 +28,11 @@ class StdioServer {
   StdioServer(std::shared_ptr<const protocol::Binder> binder,
               protocol::SessionOptions session_options, std::shared_ptr<protocol::Logger> logger);
   // Any session on stdin/stdout: heapleakd --mcp serves MCP's (mcp_session.h).
-  StdioServer(SessionFactory sessions, std::shared_ptr<protocol::Logger> logger);
+  // `finish_work_at_eof` false: the end of stdin cancels what is running
+  // (MCP: a client closes stdin to shut the server down) instead of
+  // answering what was read first (--stdio, whose scripts pipe requests in).
+  StdioServer(SessionFactory sessions, std::shared_ptr<protocol::Logger> logger,
+              bool finish_work_at_eof = true);
 
   // Serves until the input ends, `exit`, stop() or a signal; returns the
   // process exit code.
@@ -47,6 +51,7 @@ class StdioServer {
 
   SessionFactory sessions_;
   std::shared_ptr<protocol::Logger> logger_;
+  bool finish_work_at_eof_ = true;
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 

@@ -32,12 +32,13 @@ json::object cache_list_json(const HeapCache& cache, const std::vector<CacheEntr
         {"lastUsed", utc_time_text(entry.last_used)},
         {"objects", entry.objects},
         {"readable", entry.readable},
+        {"partial", entry.partial},
         {"analyses", std::move(analyses)},
         {"analysesBytes", entry.analyses_bytes},
     });
   }
   return json::object{{"dir", cache.dir()},
-                      {"enabled", cache.enabled()},
+                      {"enabled", cache.enabled() && !cache.unsafe()},
                       {"maxBytes", cache.max_bytes()},
                       {"totalBytes", total},
                       {"images", std::move(images)}};

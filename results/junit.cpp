@@ -1,6 +1,7 @@
 #include "results/junit.h"
 
 #include "results/leak_message.h"
+#include "results/text/utf8_text.h"
 
 namespace heapleak::results {
 
@@ -22,26 +23,45 @@ std::string attr(const std::string& name, const std::string& value) {
 std::string xml_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const char c = text[at];
     switch (c) {
       case '&':
         out += "&amp;";
-        break;
+        ++at;
+        continue;
       case '<':
         out += "&lt;";
-        break;
+        ++at;
+        continue;
       case '>':
         out += "&gt;";
-        break;
+        ++at;
+        continue;
       case '"':
         out += "&quot;";
-        break;
+        ++at;
+        continue;
       case '\'':
         out += "&apos;";
-        break;
+        ++at;
+        continue;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') break;
-        out.push_back(c);
+        break;
+    }
+    // XML 1.0 allows #x9 #xA #xD, #x20-#xD7FF, #xE000-#xFFFD, #x10000-#x10FFFF
+    // and well-formed UTF-8 only, even escaped: other characters (controls,
+    // U+FFFE, U+FFFF) are dropped, bytes that are not UTF-8 become U+FFFD.
+    const std::size_t begin = at;
+    const char32_t code = text::next_code_point(text, at);
+    const bool allowed = code == 0x9 || code == 0xA || code == 0xD ||
+                         (code >= 0x20 && code <= 0xD7FF) || (code >= 0xE000 && code <= 0xFFFD) ||
+                         code >= 0x10000;
+    if (!allowed) continue;
+    if (code == 0xFFFD && at - begin == 1) {
+      out += "\xEF\xBF\xBD";  // a byte that starts no character
+    } else {
+      out.append(text, begin, at - begin);
     }
   }
   return out;

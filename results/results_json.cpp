@@ -5,6 +5,7 @@
 #include "core/naming.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
+#include "results/text/utf8_text.h"
 
 namespace heapleak::results {
 namespace json = boost::json;
@@ -425,7 +426,7 @@ json::value string_value_json(const Heap& heap, ObjectIndex i) {
   const json::value* value = record.as_object().if_contains("value");
   if (!value || !value->is_string()) return nullptr;
   std::string content(value->as_string());
-  if (content.size() > 200) content = content.substr(0, 200) + "...";
+  if (content.size() > 200) content = std::string(text::utf8_prefix(content, 200)) + "...";
   return json::value(content);
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <vector>
 
@@ -45,7 +46,11 @@ bool is_source_file(const std::string& file) {
   return !file.empty() && file.front() != '<' && file.front() != '(' && file != "-e";
 }
 
-json::object artifact_location(const std::string& file, const std::string& root) {
+// Sites come from the dump: `..` in one must not lead out of --source-root.
+// They are normalized first; one that leaves the root is written absolute
+// (or, relative, without the root as its base).
+json::object artifact_location(const std::string& site_file, const std::string& root) {
+  const std::string file = std::filesystem::path(site_file).lexically_normal().string();
   if (file.front() == '/') {
     if (!root.empty() && file.starts_with(root))
       return {{"uri", uri_escape(file.substr(root.size()))}, {"uriBaseId", "SRCROOT"}};
@@ -54,7 +59,8 @@ json::object artifact_location(const std::string& file, const std::string& root)
   // A relative path is relative to where the program ran: the source root
   // when one is given (CI runs the tests from the checkout).
   json::object out{{"uri", uri_escape(file)}};
-  if (!root.empty()) out["uriBaseId"] = "SRCROOT";
+  const bool leaves = file == ".." || file.starts_with("../");
+  if (!root.empty() && !leaves) out["uriBaseId"] = "SRCROOT";
   return out;
 }
 

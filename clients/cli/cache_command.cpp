@@ -38,6 +38,8 @@ int run_cache(const std::vector<std::string>& argv) {
       (args.positional[0] != "list" && args.positional[0] != "clear"))
     throw UsageError{"expects list or clear"};
   const HeapCache& cache = cli_cache();
+  if (const auto unsafe = cache.unsafe())
+    std::cerr << "heapleak: cache: " << *unsafe << ": refusing to use it\n";
   const bool as_json = args.has("--json");
   if (args.positional[0] == "clear") {
     const auto json = results::cache_clear_json(cache, cache.clear());
@@ -46,12 +48,9 @@ int run_cache(const std::vector<std::string>& argv) {
                ? kExitOk
                : kExitInput;
   }
-  // The same JSON and text as heapleak-client's cache list (heapleakd's cacheList).
-  const auto json = results::cache_list_json(cache, cache.list());
-  return (as_json ? write_output(args, to_json_text(json))
-                  : write_doc(args, text::cache_list_text(json)))
-             ? kExitOk
-             : kExitInput;
+  if (const auto unsafe = cache.unsafe())
+    std::cerr << "heapleak: cache: " << *unsafe << ": refusing to use it\n";
+  const bool as_json = args.has("--json");
 }
 
 }  // namespace heapleak::cli

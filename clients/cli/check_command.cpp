@@ -3,6 +3,11 @@
 // and the budgets (results/leak_gate.h), prints the verdict as text, JSON,
 // SARIF 2.1.0 or JUnit XML, and exits 0 within budget, kExitGateFailed when
 // not, so a CI step fails on a new leak but not on a known one.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -36,10 +41,12 @@ constexpr const char* kHelp = R"(usage: heapleak check A B [C] [options]
 The leak gate for CI: the leak rows of `heapleak explain A B C`, judged
 against a baseline of accepted leaks and budgets. Exits 0 within budget and
 5 when not (a new leak, a budget passed, or with --fail-on-growth a known leak
-that grew); 6 when the dumps cannot be judged (a dump missing, unreadable,
-corrupt or cut short; dumps not from one process, or out of order): the
-verdict is then "error" in every format; 2 usage, 3 unreadable baseline.
-Rows that are probably not leaks never count; they are listed as such.
+that grew); 6 when no verdict can be given: the dumps cannot be judged (a
+dump missing, unreadable, corrupt or cut short; dumps not from one process,
+or out of order), the verdict is then "error" in every format, or the
+report or the baseline could not be written (a full disk); 2 usage, 3
+unreadable baseline. Rows that are probably not leaks never count; they are
+listed as such.
 
 options:
   --max-leaked-bytes SIZE    new leaks may retain this much (500000, 512KiB, 5MiB, 1.5GB)
@@ -166,12 +173,27 @@ GateBudget budget_options(const Args& args) {
   return budget;
 }
 
+// Writes `text` to a temporary file next to `path` and renames it over
+// `path`: a write that fails (a full disk) leaves the old baseline whole.
 bool write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
   out << text;
-  out.flush();
-  if (!out) std::cerr << "heapleak: cannot write " << path << "\n";
-  return static_cast<bool>(out);
+  out.close();  // flushes: a full disk shows here, not at exit
+  if (!out.fail() && std::rename(temp.c_str(), path.c_str()) == 0) return true;
+  const int error = errno;
+  std::remove(temp.c_str());
+  std::cerr << "heapleak: cannot write " << path << ": " << std::strerror(error)
+            << " (left as it was)\n";
+  return false;
+}
+
+// Whether two paths name the same file (existing or not yet).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec) && !ec;
 }
 
 }  // namespace
@@ -196,6 +218,13 @@ int run_check(const std::vector<std::string>& argv) {
     throw UsageError{"--output and -o are the same flag: give one"};
   Args args = parsed;  // write_output writes to -o: --output is its long name
   if (auto file = parsed.value("--output")) args.values["-o"] = *file;
+  // The report written over the baseline would lose it.
+  if (auto output = args.value("-o")) {
+    for (const char* flag : {"--baseline", "--write-baseline"}) {
+      if (auto file = args.value(flag); file && same_file(*output, *file))
+        throw UsageError{std::string("--output and ") + flag + " name the same file: " + *file};
+    }
+  }
   const GateBudget budget = budget_options(args);
   // Sites in a dump are absolute paths: compare them with an absolute root.
   std::string source_root = args.value("--source-root").value_or("");
@@ -266,7 +295,7 @@ int run_check(const std::vector<std::string>& argv) {
     // Accepting the current leaks: this run is judged against what it writes,
     // and the old baseline's entries no longer seen are still reported fixed.
     written = baseline_of(clusters.leaks);
-    if (!write_text_file(*file, leak_baseline_text(written))) return kExitInput;
+    if (!write_text_file(*file, leak_baseline_text(written))) return kExitWriteFailed;
     std::cerr << "heapleak: wrote "
               << plural(written.leaks.size(), "accepted leak", "accepted leaks") << " to " << *file
               << "\n";
@@ -291,7 +320,7 @@ int run_check(const std::vector<std::string>& argv) {
     report =
         text::shown_lines(text_report(clusters, verdict, budget, judged_against, baseline_size));
   }
-  if (!write_output(args, report)) return kExitInput;
+  if (!write_output(args, report)) return kExitWriteFailed;
   // Whatever the format, the verdict's first line goes to stderr when the
   // report went to a file, so a CI log says why the step failed.
   if (args.value("-o") || format != "text") {

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <filesystem>
@@ -53,14 +55,19 @@ bool write_output(const Args& args, const std::string& text) {
   if (auto file = args.value("-o")) {
     std::ofstream out(*file, std::ios::binary);
     out << text;
-    if (!out) {
-      std::cerr << "heapleak: cannot write " << *file << "\n";
+    out.close();  // flushes: a full disk (or /dev/full) shows here, not silently at exit
+    if (out.fail()) {
+      std::cerr << "heapleak: cannot write " << *file << ": " << std::strerror(errno) << "\n";
       return false;
     }
     return true;
   }
   std::cout << text;
   std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "heapleak: cannot write the output: " << std::strerror(errno) << "\n";
+    return false;
+  }
   return true;
 }
 

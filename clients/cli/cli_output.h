@@ -27,8 +27,10 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitInput = 3,
   kExitUnknownAddress = 4,
-  kExitGateFailed = 5,   // heapleak check: a new leak, a budget passed, a known leak grew
-  kExitGateError = 6,    // heapleak check: a dump unreadable or cut short, or not one series
+  kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
+  // heapleak check gave no verdict: a dump unreadable or cut short, dumps not
+  // one series, or its report or baseline could not be written.
+  kExitGateError = 6,
   kExitNoGraphviz = 11,  // root --format svg|png without Graphviz (heapleak-client's 11)
 };
 

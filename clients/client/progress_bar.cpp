@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "results/text/utf8_text.h"
+
 namespace heapleak::client {
 namespace json = boost::json;
 
@@ -55,7 +57,8 @@ void ProgressBar::draw() {
     line += "[" + std::string(filled, '#') + std::string(bar - filled, '-') + "] ";
   }
   line += suffix;
-  if (static_cast<int>(line.size()) > width_) line.resize(std::max(width_, 1));
+  if (static_cast<int>(line.size()) > width_)
+    line = std::string(text::utf8_prefix(line, static_cast<std::size_t>(std::max(width_, 1))));
   write_stderr(line + "\x1b[K");
   drawn_ = true;
 }

@@ -10,6 +10,7 @@
 #include "results/text/human_bytes.h"
 #include "results/text/render.h"
 #include "results/text/terminal_safe.h"
+#include "results/text/utf8_text.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
@@ -162,7 +163,8 @@ std::string mcp_object_text(const json::object& inspected) {
                      counted(num(at(object, "referencesCount")), "reference", "references") + ".\n";
   if (at(object, "record").is_object()) {
     std::string record = json::serialize(at(object, "record"));
-    if (record.size() > 600) record = record.substr(0, 600) + "...";
+    // Cut on a character boundary: a reply cut mid-character is invalid UTF-8.
+    if (record.size() > 600) record = std::string(text::utf8_prefix(record, 600)) + "...";
     text += "record: " + record + "\n";
   } else if (at(object, "recordError").is_string()) {
     text += "record: not available (" + str(at(object, "recordError")) + ")\n";

@@ -30,7 +30,10 @@ Doc cache_list_text(const json::value& cache) {
     if (!analyses.empty()) analyses += " (" + bytes_of(image, "analysesBytes") + ")";
     table.rows.push_back({field(image, "lastUsed"), bytes_of(image, "bytes"),
                           readable ? count_of(image, "objects") : "-",
-                          readable ? field(image, "mode") : "unreadable",
+                          readable ? field(image, "mode")
+                          : flag(image, "partial")
+                              ? "partial"  // being written, or its writer was killed
+                              : "unreadable",
                           analyses.empty() ? "-" : analyses,
                           readable ? field(image, "dump") : field(image, "image")});
   }

@@ -6,7 +6,7 @@
 The program runs four times: PriceCalculator.@_memo leaking (traced), the
 same plus a second leak, EventLog.@entries (traced), the memo leaking three
 times as fast (traced), and the first again untraced. Checks the exit codes
-(0 within budget, 5 not, 2 usage, 3 bad input), that a baseline written from
+(0 within budget, 5 not, 2 usage, 3 bad input, 6 a failed write), that a baseline written from
 the first run makes it pass and makes only the second leak new in the
 second run, fixed and grown leaks, SARIF validated against the official
 2.1.0 schema (python3-jsonschema) with sites relative to --source-root, and
@@ -217,6 +217,28 @@ check_exit(["check", *one, "--max-leaked-bytes", "lots"], 2, "a size that is not
 check_exit(["check", *one, "--fail-on-growth", "0.5"], 2, "a growth factor under 1")
 check_exit(["check", one[0]], 2, "one dump")
 check_exit(["check", *one[:2], os.path.join(WORK, "nope.json")], 6, "a missing dump: the gate cannot judge")
+# 8b. The report and the baseline are never lost silently: a failed write
+# (at close too: /dev/full takes the buffered bytes and fails the flush) has
+# its own exit code, a baseline is replaced only whole, and the report is
+# never written over the baseline.
+_, err = check_exit(["check", *one, "-o", "/dev/full"], 6, "the report to /dev/full")
+check("cannot write /dev/full" in err, "the report to /dev/full: says so", err)
+_, err = check_exit(["check", *one, "--format", "junit", "--output", "/dev/full"], 6, "junit to /dev/full")
+full = subprocess.run(f"'{HEAPLEAK}' check '{one[0]}' '{one[1]}' '{one[2]}' >/dev/full", shell=True,
+                      capture_output=True, text=True, timeout=240)
+check(full.returncode == 6, "the report on stdout to /dev/full: exit 6", f"got {full.returncode}")
+with open(base) as f:
+    kept = f.read()
+check_exit(["check", *one, "--baseline", base, "-o", base], 2, "-o over the --baseline")
+check_exit(["check", *one, "--write-baseline", base, "-o", os.path.join(WORK, ".", "base.json")], 2,
+           "-o over the --write-baseline")
+with open(base) as f:
+    check(f.read() == kept, "the baseline is left as it was")
+taken = os.path.join(WORK, "taken")  # a rename over a directory fails after the write
+os.makedirs(os.path.join(taken, "x"))
+check_exit(["check", *one, "--write-baseline", taken], 6, "a baseline that cannot be put in place")
+check(os.listdir(taken) == ["x"] and not [n for n in os.listdir(WORK) if ".tmp." in n],
+      "no temporary file is left behind", str(os.listdir(WORK)))
 out, _ = check_exit(["check", "--help"], 0, "--help")
 check("exit" in out.lower() and "--baseline" in out, "--help documents the flags and exit codes")
 

@@ -18,6 +18,7 @@
 #include "core/loader.h"
 #include "core/root_paths.h"
 #include "tests/core/cache_test_support.h"
+#include "tests/support/image_forge.h"
 
 using namespace heapleak;
 using namespace heapleak::test;
@@ -205,6 +206,85 @@ TEST_CASE("damaged, cut, foreign-version or stale analyses are deleted and compu
   CHECK(next.warnings.empty());
   CHECK(next.heap->dominators().mapped());
   require_same_analyses(**fresh, *next.heap);
+}
+
+TEST_CASE("forged analyses (valid checksums, values out of range or cycles) are refused",
+          "[cache][analyses][forged]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto fresh = load_heap(dump);
+  REQUIRE(fresh);
+  const Heap& heap = **fresh;
+  load(cache, dump, kRootPathsAnalysis | kDominatorsAnalysis);
+  const std::string file = analyses_file(cache, dump);
+  std::string bytes = read_whole(file);
+  // Two reachable objects, one the parent of the other, neither a root target.
+  const RootPaths& paths = heap.root_paths();
+  ObjectIndex child = kNoObject;
+  for (ObjectIndex i = 0; i < heap.size() && child == kNoObject; ++i) {
+    if (paths.parent(i) != kNoObject && paths.parent(paths.parent(i)) != kNoObject) child = i;
+  }
+  REQUIRE(child != kNoObject);
+  const ObjectIndex parent = paths.parent(child);
+  const auto n = static_cast<std::uint32_t>(heap.size());
+  const DominatorTree& tree = heap.dominators();
+  ObjectIndex dominated = kNoObject;  // reachable, not a root target
+  for (ObjectIndex i = 0; i < heap.size() && dominated == kNoObject; ++i) {
+    if (tree.reachable(i) && tree.idom(i) != DominatorTree::kSuperRoot) dominated = i;
+  }
+  REQUIRE(dominated != kNoObject);
+  ObjectIndex unreached = kNoObject;
+  for (ObjectIndex i = 0; i < heap.size() && unreached == kNoObject; ++i) {
+    if (!paths.reachable(i)) unreached = i;
+  }
+  std::string why;
+  bool forged = false;
+  SECTION("root paths in a cycle") {
+    forged = forge_value<std::uint32_t>(bytes, "root_paths.parent", parent, child);
+    why = "its root paths do not all lead to a root";
+  }
+  SECTION("an object its own root-path parent") {
+    forged = forge_value<std::uint32_t>(bytes, "root_paths.parent", child, child);
+    why = "its root paths do not all lead to a root";
+  }
+  SECTION("a root-path parent past the objects") {
+    forged = forge_value<std::uint32_t>(bytes, "root_paths.parent", child, n + 3);
+    why = "a value out of range in section root_paths.parent";
+  }
+  SECTION("a root category past the table") {
+    forged =
+        forge_value<std::uint32_t>(bytes, "root_paths.parent", child, RootPaths::kRootBase + 999);
+    why = "a value out of range in section root_paths.parent";
+  }
+  SECTION("a root path through an unreached object") {
+    REQUIRE(unreached != kNoObject);
+    forged = forge_value<std::uint32_t>(bytes, "root_paths.parent", child, unreached);
+    why = "its root paths do not all lead to a root";
+  }
+  SECTION("an idom that is its own object") {
+    forged = forge_value<ObjectIndex>(bytes, "dominators.idom", dominated, dominated);
+    why = "a value out of range in section dominators.idom";
+  }
+  SECTION("an idom past the objects") {
+    forged = forge_value<ObjectIndex>(bytes, "dominators.idom", dominated, n + 1);
+    why = "a value out of range in section dominators.idom";
+  }
+  SECTION("a preorder number past the reachable objects") {
+    forged = forge_value<std::uint32_t>(bytes, "dominators.preorder", dominated, n + 100);
+    why = "a value out of range in section dominators.preorder";
+  }
+  REQUIRE(forged);
+  write_whole(file, bytes);
+  auto again = load(cache, dump);
+  CHECK(again.heap->report().cache == CacheUse::kHit);  // the image itself is sound
+  REQUIRE(again.warnings.size() == 1);
+  CHECK_THAT(again.warnings[0], Catch::Contains("the analyses kept for") && Catch::Contains(why));
+  CHECK_FALSE(fs::exists(file));
+  CHECK_FALSE(again.heap->has_root_paths());
+  CHECK_FALSE(again.heap->has_dominators());
+  require_same_analyses(heap, *again.heap);  // computed afresh, and it ends
 }
 
 TEST_CASE("an image and its analyses are evicted together; orphan analyses go",

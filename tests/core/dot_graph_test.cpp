@@ -1,5 +1,6 @@
 #include "core/dot_graph.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "core/retainer_report.h"
@@ -61,6 +62,25 @@ TEST_CASE("labels escape quotes and backslashes", "[dot_graph]") {
   auto report = explain_retention(*heap, {{0x101}});
   REQUIRE(report);
   CHECK_THAT(report->dot, Catch::Contains(R"(label="0x101\nWeird\"Name")"));
+}
+
+TEST_CASE("labels show control characters and XML's noncharacters, never write them",
+          "[dot_graph]") {
+  // Graphviz copies label bytes into its SVG: ESC, BEL or U+FFFF there make
+  // the SVG ill-formed XML.
+  auto heap = load_text(join_lines({
+      class_line("0x10", "Evil\\u001b[31m\\u0007\\uffffName\\u0001"),
+      object_line({"0x20", "ARRAY", "", {"0x101"}}),
+      object_line({"0x101", "OBJECT", "0x10"}),
+  }));
+  auto report = explain_retention(*heap, {{0x101}});
+  REQUIRE(report);
+  const std::string& dot = report->dot;
+  CHECK(std::none_of(dot.begin(), dot.end(), [](char c) {
+    return (static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f;
+  }));
+  CHECK(dot.find("\xEF\xBF\xBF") == std::string::npos);
+  CHECK_THAT(dot, Catch::Contains(R"(Evil\\x1b[31m\\x07\\uFFFFName\\x01)"));
 }
 
 TEST_CASE("unknown addresses are reported; none known is an error", "[dot_graph]") {

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,7 @@
 #include "tests/core/cache_test_support.h"
 #include "tests/core/same_heap.h"
 #include "tests/core/test_dump.h"
+#include "tests/support/image_forge.h"
 
 using namespace heapleak;
 using namespace heapleak::test;
@@ -153,11 +155,113 @@ TEST_CASE("a damaged, cut, foreign-version or stale image is deleted and rebuilt
     ::utimensat(AT_FDCWD, dump.c_str(), same, 0);
     require_rebuilt(cache, dump, *parsed, "stale");
   }
+  SECTION("a plain dump edited in its middle, same size, mtime restored: the ctime differs") {
+    // Past the head and tail the key hashes: only the ctime tells.
+    const std::string plain = dir / "heap2.jsonl";
+    REQUIRE(std::system(("gzip -dc " + dump + " > " + plain).c_str()) == 0);
+    REQUIRE(fs::file_size(plain) > 4 * (64 << 10));
+    cached_load(cache, plain);
+    struct stat before {};
+    ::stat(plain.c_str(), &before);
+    const std::uint64_t middle = fs::file_size(plain) / 2;
+    write_byte(plain, middle, static_cast<char>(read_byte(plain, middle) ^ 0x20));
+    struct timespec same[2] = {before.st_atim, before.st_mtim};
+    REQUIRE(::utimensat(AT_FDCWD, plain.c_str(), same, 0) == 0);
+    CacheLookup found = cache.lookup(plain, LoadMode::kFull);
+    CHECK(found.use == CacheUse::kRebuilt);
+    REQUIRE(found.warnings.size() == 1);
+    CHECK_THAT(found.warnings[0], Catch::Contains("stale"));
+    return;
+  }
   SECTION("a dump replaced by another file (new inode)") {
     const std::string other = dir / "other";
     copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), other);
     fs::rename(other, dump);
     require_rebuilt(cache, dump, *parsed, "stale");
+  }
+}
+
+TEST_CASE("a forged image (valid checksums, values out of range) is refused and rebuilt",
+          "[cache][forged]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto parsed = cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  std::string bytes = read_whole(image);
+  const auto n = static_cast<std::uint32_t>(parsed->size());
+  REQUIRE(n > 10);
+  std::string section;
+  bool forged = false;
+  SECTION("a string id past the string table") {
+    section = "own_name";
+    forged = forge_value<std::uint32_t>(bytes, section, 3, 0x7fffffffu);
+  }
+  SECTION("a class index past the objects") {
+    section = "class_index";
+    forged = forge_value<ObjectIndex>(bytes, section, 5, n + 7);
+  }
+  SECTION("an edge to no object") {
+    section = "out_edges";
+    forged = forge_value<ObjectIndex>(bytes, section, 0, n);
+  }
+  SECTION("a referrer past the objects") {
+    section = "in_edges";
+    forged = forge_value<ObjectIndex>(bytes, section, 2, 0xfffffff0u);
+  }
+  SECTION("edge offsets that go back") {
+    section = "out_offsets";
+    forged = forge_value<std::uint32_t>(bytes, section, n / 2, 0);
+  }
+  SECTION("edge offsets past the edges") {
+    section = "in_offsets";
+    forged = forge_value<std::uint32_t>(bytes, section, 1, 0xffffffffu);
+  }
+  SECTION("an unknown type") {
+    section = "type";
+    forged = forge_value<std::uint8_t>(bytes, section, 4, 200);
+  }
+  SECTION("addresses out of order") {
+    section = "address";
+    forged = forge_value<Address>(bytes, section, 1, 0);
+  }
+  SECTION("string ends out of order") {
+    section = "names.ends";
+    forged = forge_value<std::uint64_t>(bytes, section, 2, ~std::uint64_t{0});
+  }
+  REQUIRE(forged);
+  write_whole(image, bytes);
+  require_rebuilt(cache, dump, *parsed, "corrupt (a value out of range in section " + section);
+}
+
+TEST_CASE("a FIFO named like an image or its analyses neither blocks nor is used", "[cache]") {
+  // Opening a FIFO for reading waits for a writer: before the type was
+  // checked first, `cache list` and every load of the dump hung here.
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  auto parsed = cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  const std::string analyses = HeapCache::analyses_path(image);
+  SECTION("the image") {
+    REQUIRE(::unlink(image.c_str()) == 0);
+    REQUIRE(::mkfifo(image.c_str(), 0600) == 0);
+    auto entries = cache.list();
+    REQUIRE(entries.size() == 1);
+    CHECK_FALSE(entries[0].readable);
+    require_rebuilt(cache, dump, *parsed, "corrupt (not a regular file)");
+  }
+  SECTION("its analyses") {
+    REQUIRE(::mkfifo(analyses.c_str(), 0600) == 0);
+    CHECK(cache.list().size() == 1);
+    CachedLoad again = load_heap_cached(&cache, dump);
+    REQUIRE(again.heap);
+    CHECK((*again.heap)->report().cache == CacheUse::kHit);
+    REQUIRE((*again.heap)->report().cache_warnings.size() == 1);
+    CHECK_THAT((*again.heap)->report().cache_warnings[0], Catch::Contains("not a regular file"));
+    CHECK_FALSE(fs::exists(analyses));
   }
 }
 
@@ -236,6 +340,67 @@ TEST_CASE("an unwritable cache directory is a warning, never a failed load", "[c
   CHECK_FALSE(loaded.pending);
   REQUIRE((*loaded.heap)->report().cache_warnings.size() == 1);
   CHECK_THAT((*loaded.heap)->report().cache_warnings[0], Catch::Contains("is not writable"));
+}
+
+TEST_CASE("a cache directory others may write is refused: no image read, written or cleared",
+          "[cache]") {
+  TempDir dir;
+  const std::string cache_dir = dir / "cache";
+  const HeapCache cache({true, cache_dir, std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  cached_load(cache, dump);  // an image, as another user could have planted it
+  REQUIRE(cache.list().size() == 1);
+  CHECK_FALSE(cache.unsafe());
+  const mode_t mode = GENERATE(mode_t{0777}, mode_t{01777}, mode_t{0770});
+  REQUIRE(::chmod(cache_dir.c_str(), mode) == 0);
+  REQUIRE(cache.unsafe());
+  CHECK_THAT(*cache.unsafe(), Catch::Contains("is writable by other users"));
+  CachedLoad loaded = load_heap_cached(&cache, dump);
+  REQUIRE(loaded.heap);
+  const LoadReport& report = (*loaded.heap)->report();
+  CHECK(report.cache == CacheUse::kOff);
+  REQUIRE(report.cache_warnings.size() == 1);
+  CHECK_THAT(report.cache_warnings[0],
+             Catch::Contains("writable by other users: refusing to use it"));
+  CHECK_FALSE(loaded.pending);
+  CHECK(cache.list().empty());
+  CHECK(cache.clear().images == 0);
+  CHECK(images_in(cache_dir).size() == 1);  // left alone
+  ::chmod(cache_dir.c_str(), 0700);
+  CHECK(cached_load(cache, dump)->report().cache == CacheUse::kHit);
+}
+
+TEST_CASE("a killed writer's temporary file is listed, counted and deleted once it is gone",
+          "[cache]") {
+  TempDir dir;
+  const HeapCache cache({true, dir / "cache", std::uint64_t{1} << 30});
+  const std::string dump = dir / "heap2.jsonl.gz";
+  copy_file(fixture("rbheap-3dump/heap2.jsonl.gz"), dump);
+  cached_load(cache, dump);
+  const std::string image = only_image(dir / "cache");
+  // A process that is gone (reaped), and this one, still "writing".
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  ::waitpid(child, nullptr, 0);
+  const std::string dead = image + ".tmp." + std::to_string(child) + ".1";
+  const std::string alive = image + ".tmp." + std::to_string(::getpid()) + ".7";
+  copy_file(image, dead);
+  copy_file(image, alive);
+  auto entries = cache.list();
+  REQUIRE(entries.size() == 3);
+  CHECK(std::count_if(entries.begin(), entries.end(), [](const CacheEntry& e) {
+          return e.partial && !e.readable && e.bytes > 0;
+        }) == 2);
+  cache.evict();
+  CHECK_FALSE(fs::exists(dead));
+  CHECK(fs::exists(alive));
+  // Counted toward the cap: a cap that holds the image alone evicts it.
+  const HeapCache tight({true, dir / "cache", fs::file_size(image) + 100});
+  tight.evict();
+  CHECK_FALSE(fs::exists(image));
+  CHECK(fs::exists(alive));  // being written: not the eviction's to delete
 }
 
 TEST_CASE("with the cache off, loads parse and say so", "[cache]") {

@@ -12,13 +12,13 @@ root="$(cd "$here/../.." && pwd)"
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(record_parser loader gzip_reader frame_reader session)
+[ ${#targets[@]} -eq 0 ] && targets=(record_parser loader gzip_reader frame_reader session cache_image)
 build="${BUILD:-$root/build/fuzz}"
 out="${OUT:-$build/out}"
 jobs="${JOBS:-2}"
 
 # Inputs beyond these sizes only slow the run down: limits in the targets are small.
-declare -A max_len=([record_parser]=4096 [loader]=16384 [gzip_reader]=16384 [frame_reader]=4096 [session]=4096)
+declare -A max_len=([record_parser]=4096 [loader]=16384 [gzip_reader]=16384 [frame_reader]=4096 [session]=4096 [cache_image]=4096)
 
 cxx="${CXX_FUZZ:-$(command -v clang++ || command -v clang++-14)}"
 [ -n "$cxx" ] || { echo "run.sh: clang++ not found" >&2; exit 2; }

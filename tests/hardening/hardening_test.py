@@ -975,6 +975,65 @@ def stdio_client_gone_cancels_load(ctx):
     stdio_cut_during_load(ctx, client_gone, 1, "client gone")
 
 
+def mcp_load_then_close_stdin(ctx, path, close):
+    """heapleakd --mcp: load_dump of `path`; once it reports progress, close
+    stdin when `close`. Returns (seconds from the first progress to the exit
+    or the answer, exit code or None)."""
+    proc = subprocess.Popen([ctx.daemon, "--mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        def send(message):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                         "clientInfo": {"name": "hardening", "version": "1"}}})
+        proc.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "load_dump", "arguments": {"path": path}, "_meta": {"progressToken": "p"}}})
+        started = time.monotonic()
+        while True:
+            line = proc.stdout.readline()
+            check(line, "the MCP daemon answers load_dump")
+            if not line:
+                return 0.0, proc.poll()
+            message = json.loads(line)
+            if message.get("method") == "notifications/progress":
+                break
+            if message.get("id") == 2:  # done before any progress
+                return time.monotonic() - started, None
+        t = time.monotonic()
+        if not close:
+            while json.loads(proc.stdout.readline() or "{}").get("id") != 2:
+                pass
+            return time.monotonic() - t, None
+        proc.stdin.close()
+        code = proc.wait(WAIT * SLOW)
+        return time.monotonic() - t, code
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@test
+def mcp_stdin_closed_cancels_load(ctx):
+    # Issue 27, item 12: docs/mcp.md says closing stdin cancels what is
+    # running; a load ran to its end before the daemon exited.
+    for copies in (24, 72):
+        path = big_dump(ctx, copies=copies)
+        rest, _ = mcp_load_then_close_stdin(ctx, path, close=False)
+        if rest >= 0.6:
+            break
+    else:
+        raise Skip(f"the rest of a load takes only {rest:.2f} s: too fast to tell")
+    took, code = mcp_load_then_close_stdin(ctx, path, close=True)
+    check(code == 0, f"mcp: stdin closed during a load: exit {code}, expected 0")
+    check(took < rest / 2, f"mcp: stdin closed took {took:.2f} s, the rest of the load {rest:.2f} s: it ran the load out")
+    print(f"mcp stdin closed to exit: {took:.2f} s (the rest of a load: {rest:.2f} s)")
+
+
 @test
 def max_memory(ctx):
     dumps = gen_dumps(ctx)

@@ -22,6 +22,17 @@ TEST_CASE("junit: xml_escape escapes markup and drops what XML 1.0 forbids") {
   CHECK(xml_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&apos;");
   CHECK(xml_escape(std::string("x\x01y\tz\n", 7)) == "xy\tz\n");
   CHECK(xml_escape("Quote ü") == "Quote ü");
+  // Noncharacters XML forbids (U+FFFE, U+FFFF) are dropped; bytes that are
+  // not UTF-8 become U+FFFD; what XML allows past the BMP stays.
+  CHECK(xml_escape("a\xEF\xBF\xBE"
+                   "b\xEF\xBF\xBF"
+                   "c") == "abc");
+  CHECK(xml_escape("a\xFF"
+                   "b\xC3") ==
+        "a\xEF\xBF\xBD"
+        "b\xEF\xBF\xBD");
+  CHECK(xml_escape("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  CHECK(xml_escape("\xF0\x9F\x98\x80 \xEF\xBF\xBD") == "\xF0\x9F\x98\x80 \xEF\xBF\xBD");
 }
 
 TEST_CASE("junit: one testcase per leak row, skipped noise, and the budget case") {

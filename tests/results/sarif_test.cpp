@@ -128,3 +128,27 @@ TEST_CASE("sarif: without a source root every site is absolute; a grown known le
              Catch::EndsWith("(in the baseline, grew 18.9x)"));
   CHECK(log.at("runs").at(0).at("properties").at("verdict") == "pass");
 }
+
+TEST_CASE("sarif: a site with .. never lands outside --source-root") {
+  LeakClusters clusters;
+  clusters.leaks.push_back(leak_row("Hash in Evil", kQuote, 1000,
+                                    {{"String",
+                                      10,
+                                      1000,
+                                      {"/src/app/../../etc/passwd:1", "/src/app/./x/../y.rb:2",
+                                       "../../outside.rb:3", "lib/../z.rb:4"}}}));
+  const json::object log = sarif_log(clusters, judge_leaks(clusters, nullptr, {}), {"/src/", "1"});
+  std::vector<std::pair<std::string, bool>> uris;  // uri, based on SRCROOT
+  for (const auto& location : result(log, 0).at("locations").as_array()) {
+    const json::object& artifact =
+        location.at("physicalLocation").at("artifactLocation").as_object();
+    uris.emplace_back(std::string(artifact.at("uri").as_string()), artifact.contains("uriBaseId"));
+  }
+  REQUIRE_FALSE(uris.empty());
+  for (const auto& [uri, based] : uris) {
+    INFO(uri);
+    if (based) CHECK(uri.find("..") == std::string::npos);
+  }
+  CHECK(std::count(uris.begin(), uris.end(),
+                   std::make_pair(std::string("file:///etc/passwd"), false)) >= 1);
+}

@@ -65,8 +65,25 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function dotString(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+/**
+ * A quoted DOT string. Dump text (class names, paths, root names) is user
+ * data: quotes and backslashes are escaped so a label cannot close its string
+ * and spoof nodes, and control characters, U+FFFE/U+FFFF and lone surrogates
+ * (which make Graphviz write ill-formed SVG) are shown as \xNN / \uNNNN.
+ */
+export function dotString(text: string): string {
+  const shown = text
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/\n/g, '\\n')
+    .replace(
+      /[\u0000-\u001f\u007f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      (c) => {
+        const code = c.charCodeAt(0);
+        return code < 0x100 ? `\\\\x${code.toString(16).padStart(2, '0')}` : `\\\\u${code.toString(16).toUpperCase()}`;
+      },
+    );
+  return `"${shown}"`;
 }
 
 function briefLabel(object: ObjectBrief): string {
@@ -78,11 +95,13 @@ function briefLabel(object: ObjectBrief): string {
 /** A root path drawn like the daemon's graphs: GC root ellipse, then holder -> held. */
 export function pathToDot(result: RootPathResult): string {
   const byAddress = new Map(result.objects.map((o) => [o.address, o]));
+  // The root's name comes from the dump: quoted like every other string.
+  const rootNode = dotString(`ROOT:${result.root}`);
   const lines = [
     'digraph path {',
     'rankdir=RL',
     'node [shape=box, fontname="monospace", fontsize=10];',
-    `"ROOT:${result.root}" [shape=ellipse, style=filled, fillcolor=lightgrey, label=${dotString(`GC root\n${result.root}`)}];`,
+    `${rootNode} [shape=ellipse, style=filled, fillcolor=lightgrey, label=${dotString(`GC root\n${result.root}`)}];`,
   ];
   result.path.forEach((address, k) => {
     const object = byAddress.get(address) ?? { address, type: '?' };
@@ -90,7 +109,7 @@ export function pathToDot(result: RootPathResult): string {
     const style = last ? 'color=blue, fontcolor=blue, ' : '';
     lines.push(`${dotString(address)} [${style}label=${dotString(briefLabel(object))}];`);
   });
-  if (result.path.length > 0) lines.push(`"ROOT:${result.root}" -> ${dotString(result.path[0])};`);
+  if (result.path.length > 0) lines.push(`${rootNode} -> ${dotString(result.path[0])};`);
   for (let k = 0; k + 1 < result.path.length; k++) lines.push(`${dotString(result.path[k])} -> ${dotString(result.path[k + 1])};`);
   lines.push('}');
   return lines.join('\n');

@@ -85,3 +85,20 @@ test('pathToDot draws root -> ... -> object and renders', async () => {
   const svg = await renderDot(dot, 10);
   assert.match(svg, /<title>0x7fb34b7a80b8<\/title>/);
 });
+
+test('pathToDot quotes the root name and shows control characters: no spoofed node, well-formed SVG', async () => {
+  // A root name from a forged dump that closes its string to add a node.
+  const root = 'vm" -> "0xdead"; "0xdead" [label="spoofed';
+  const [first] = fx.path.path;
+  const objects = fx.path.objects.map((o) =>
+    o.address === first ? { ...o, name: 'Evil\u001b[31m\u0007\uffff\ud800Name' } : o,
+  );
+  const dot = pathToDot({ ...fx.path, root, objects });
+  assert.doesNotMatch(dot, /"0xdead" \[label/);
+  assert.match(dot, /"ROOT:vm\\" -> \\"0xdead\\"; /);
+  assert.doesNotMatch(dot, /[\u0000-\u0009\u000b-\u001f\u007f\uffff]/);
+  assert.match(dot, /Evil\\\\x1b\[31m\\\\x07\\\\uFFFF\\\\uD800Name/);
+  const svg = await renderDot(dot, 20);
+  assert.doesNotMatch(svg, /<title>0xdead<\/title>/);
+  assert.doesNotMatch(svg, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
+});

@@ -48,9 +48,12 @@ int run_cache(const std::vector<std::string>& argv) {
                ? kExitOk
                : kExitInput;
   }
-  if (const auto unsafe = cache.unsafe())
-    std::cerr << "heapleak: cache: " << *unsafe << ": refusing to use it\n";
-  const bool as_json = args.has("--json");
+  // The same JSON and text as heapleak-client's cache list (heapleakd's cacheList).
+  const auto json = results::cache_list_json(cache, cache.list());
+  return (as_json ? write_output(args, to_json_text(json))
+                  : write_doc(args, text::cache_list_text(json)))
+             ? kExitOk
+             : kExitInput;
 }
 
 }  // namespace heapleak::cli

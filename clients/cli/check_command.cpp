@@ -295,7 +295,7 @@ int run_check(const std::vector<std::string>& argv) {
     // Accepting the current leaks: this run is judged against what it writes,
     // and the old baseline's entries no longer seen are still reported fixed.
     written = baseline_of(clusters.leaks);
-    if (!write_text_file(*file, leak_baseline_text(written))) return kExitWriteFailed;
+    if (!write_text_file(*file, leak_baseline_text(written))) return kExitGateError;
     std::cerr << "heapleak: wrote "
               << plural(written.leaks.size(), "accepted leak", "accepted leaks") << " to " << *file
               << "\n";
@@ -320,7 +320,7 @@ int run_check(const std::vector<std::string>& argv) {
     report =
         text::shown_lines(text_report(clusters, verdict, budget, judged_against, baseline_size));
   }
-  if (!write_output(args, report)) return kExitWriteFailed;
+  if (!write_output(args, report)) return kExitGateError;
   // Whatever the format, the verdict's first line goes to stderr when the
   // report went to a file, so a CI log says why the step failed.
   if (args.value("-o") || format != "text") {

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/dominators.h"
+#include "core/growth_verdict.h"
 #include "core/identity.h"
 #include "core/naming.h"
 
@@ -170,13 +172,14 @@ Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& 
   return reach;
 }
 
-// The holder's size in another dump, when the same object is there.
+// The holder's size in another dump, when the same container is there (by
+// same_container: an LRU that evicted its first key is still the LRU, and
+// its growth must be read for "bounded" to fire).
 std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, const Heap* other,
                                      bool by_length) {
   if (!other) return std::nullopt;
   const auto j = other->find(target.address(holder));
-  if (!j || !same_object(IdentityRule::between(target, *other), target, holder, *other, *j))
-    return std::nullopt;
+  if (!j || !same_container(target, holder, *other, *j)) return std::nullopt;
   if (by_length) {
     auto length = other->length(*j);
     return length ? std::optional<std::uint64_t>(*length) : std::nullopt;
@@ -196,6 +199,11 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
                             : std::optional<std::uint64_t>(target.references(holder).size());
   growth.baseline = size_in(target, holder, &baseline, by_length);
   growth.later = size_in(target, holder, later, by_length);
+  // Whether it evicts matters only to a growth that slowed down: look then only
+  // (a look is a search in C per reference of the holder).
+  const auto& [a, b, c] = std::tie(growth.baseline, growth.target, growth.later);
+  if (a && b && c && *a < *b && *b < *c && 4 * (*c - *b) <= *b - *a)
+    growth.drops = drops_entries(target, holder, later);
   return growth;
 }
 
@@ -286,8 +294,7 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
     if (heap.type(hop) == ObjectType::kImemo && heap.own_name(hop) != "env")
       return NoiseReason::kVmInternal;
   }
-  const Growth& g = cluster.growth;
-  if (g.target && g.later && *g.later <= *g.target) return NoiseReason::kBounded;
+  if (looks_bounded(cluster.growth)) return NoiseReason::kBounded;
   return NoiseReason::kNone;
 }
 

@@ -38,6 +38,7 @@ struct Reach {
 struct Growth {
   std::string field;  // length|size|references
   std::optional<std::uint64_t> baseline, target, later;
+  bool drops = false;  // some of its entries in B are gone by C: it evicts (growth_verdict.h)
 };
 
 struct SiteCount {

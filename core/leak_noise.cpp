@@ -41,8 +41,8 @@ std::string_view noise_reason_why(NoiseReason reason) {
     case NoiseReason::kInlineCache:
       return "inline method and constant caches the VM fills as code runs";
     case NoiseReason::kBounded:
-      return "the holder stopped growing (size in C not above B): a cache at its cap or a pool "
-             "that grew once";
+      return "the holder stopped growing (size in C not above B, back near A's after a dip, or it "
+             "evicts and all but stopped): a cache at its cap or a pool that grew once";
     case NoiseReason::kUnreachable:
       return "not reachable from any GC root: garbage not yet collected when B was dumped";
     case NoiseReason::kSharedString:

@@ -82,7 +82,8 @@ struct LoadReport {
 // kHeapImageVersion so images written before are rebuilt, never misread.
 // Members that are not Columns (roots, shapes, names, gzip_index) have their
 // own sections in core/heap_image_writer.cpp.
-inline constexpr std::uint32_t kHeapImageVersion = 2;  // 2: the shape table
+inline constexpr std::uint32_t kHeapImageVersion =
+    3;  // 2: the shape table; 3: STRING bytesize in `length`
 
 struct HeapColumns {
   Column<Address> address;
@@ -93,7 +94,8 @@ struct HeapColumns {
   Column<std::uint32_t> value_hash;   // fingerprint of `value`, 0 if none
   Column<std::uint32_t> first_ref;    // fingerprint of the first reference, 0 if none
   Column<std::uint64_t> line_offset;  // where the record starts in the decompressed stream
-  Column<std::uint32_t> length;       // ARRAY `length` / HASH `size` + 1, 0 if absent (saturated)
+  Column<std::uint32_t>
+      length;  // ARRAY `length` / HASH `size` / STRING `bytesize` + 1, 0 if absent (saturated)
   Column<std::uint32_t> file;         // optional: allocation file (interned)
   Column<std::uint32_t> line;         // optional
   Column<std::uint32_t> method;       // optional: allocation method (interned)
@@ -178,8 +180,8 @@ class Heap {
     return c_.method.empty() ? "" : c_.names.at(c_.method[i]);
   }
   std::optional<std::uint32_t> generation(ObjectIndex i) const;
-  // An ARRAY's `length` or a HASH's `size`, kept in every load (identity-only
-  // too) so a container's growth from dump to dump can be read.
+  // An ARRAY's `length`, a HASH's `size` or a STRING's `bytesize`, kept in
+  // every load (identity-only too) so growth from dump to dump can be read.
   std::optional<std::uint32_t> length(ObjectIndex i) const;
 
   bool has_edges() const { return !c_.out_offsets.empty(); }

@@ -5,10 +5,12 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/dominators.h"
 #include "core/growth_verdict.h"
 #include "core/identity.h"
+#include "core/leak_folding.h"
 #include "core/naming.h"
 
 namespace heapleak {
@@ -137,8 +139,11 @@ std::string signature_of(const LeakCluster& cluster, const std::string& holder_n
   std::string input = "holder=" + holder_name + ";reach=" + cluster.reach.kind + ":" +
                       cluster.reach.name + ";root=" + cluster.reach.root + ";path=";
   for (const auto& name : cluster.path_names) input += name + ">";
-  input += ";objects=";
-  if (!cluster.classes.empty()) input += cluster.classes.front().key;
+  // The objects' biggest class tells apart only rows with no holder (two
+  // leaks straight off one root); with a holder, the class-level path is
+  // the leak, and the biggest class of one instance is a tie broken by chance.
+  if (cluster.holder == kNoObject && !cluster.classes.empty())
+    input += ";objects=" + cluster.classes.front().key;
   input = sanitized(std::move(input));
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: stable across builds and runs
   for (unsigned char c : input) h = (h ^ c) * 0x100000001b3ull;
@@ -192,9 +197,10 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
   Growth growth;
   if (holder == kNoObject) return growth;
   const bool by_length = target.length(holder).has_value();
-  growth.field = !by_length                                 ? "references"
-                 : target.type(holder) == ObjectType::kHash ? "size"
-                                                            : "length";
+  growth.field = !by_length                                   ? "references"
+                 : target.type(holder) == ObjectType::kHash   ? "size"
+                 : target.type(holder) == ObjectType::kString ? "bytesize"
+                                                              : "length";
   growth.target = by_length ? std::optional<std::uint64_t>(*target.length(holder))
                             : std::optional<std::uint64_t>(target.references(holder).size());
   growth.baseline = size_in(target, holder, &baseline, by_length);
@@ -205,38 +211,6 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
   if (a && b && c && *a < *b && *b < *c && 4 * (*c - *b) <= *b - *a)
     growth.drops = drops_entries(target, holder, later);
   return growth;
-}
-
-std::vector<ClusterClass> classes_of(const Heap& heap, const std::vector<ObjectIndex>& objects,
-                                     GroupBy group_by) {
-  std::vector<ClusterClass> out;
-  std::unordered_map<std::string, std::size_t> slot;
-  std::vector<std::map<std::string, std::uint64_t>> sites;
-  for (ObjectIndex i : objects) {
-    std::string key = group_key(heap, i, group_by);
-    auto [it, inserted] = slot.try_emplace(key, out.size());
-    if (inserted) {
-      out.push_back(
-          ClusterClass{key, group_by == GroupBy::kClass ? ruby_name(heap, i) : key, 0, 0, {}});
-      sites.emplace_back();
-    }
-    ClusterClass& entry = out[it->second];
-    ++entry.count;
-    entry.memsize += heap.memsize(i);
-    if (std::string site = allocation_site(heap, i); !site.empty()) ++sites[it->second][site];
-  }
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    for (auto& [site, count] : sites[k]) out[k].sites.push_back(SiteCount{site, count});
-    std::sort(out[k].sites.begin(), out[k].sites.end(), [](const auto& a, const auto& b) {
-      return a.count != b.count ? a.count > b.count : a.site < b.site;
-    });
-    if (out[k].sites.size() > 5) out[k].sites.resize(5);
-  }
-  std::sort(out.begin(), out.end(), [](const ClusterClass& a, const ClusterClass& b) {
-    if (a.memsize != b.memsize) return a.memsize > b.memsize;
-    return a.key < b.key;
-  });
-  return out;
 }
 
 bool is_inline_cache(const Heap& heap, ObjectIndex i) {
@@ -316,12 +290,71 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
   return holder_name + " in " + cluster.reach.name + ivar;
 }
 
+// Old objects that grew in place are leaks with no new objects: a row each,
+// ranked by the bytes they gained by B, unless they already hold a row.
+template <class Place>
+void add_grown_rows(const Heap& target, const std::vector<GrownObject>& grown, LeakClusters& out,
+                    const Place& place) {
+  std::unordered_set<ObjectIndex> holding;
+  for (const auto* rows : {&out.leaks, &out.noise}) {
+    for (const LeakCluster& row : *rows) {
+      holding.insert(row.holder);
+      holding.insert(row.hops.begin(), row.hops.end());
+    }
+  }
+  for (const GrownObject& g : grown) {
+    if (holding.contains(g.object) || !target.root_paths().reachable(g.object)) continue;
+    LeakCluster row;
+    row.holder = g.object;
+    row.grown_in_place = true;
+    row.memsize = g.bytes_target;
+    row.retained = g.bytes_target - std::min(g.bytes_target, g.bytes_baseline);
+    row.growth = Growth{g.field, g.baseline, g.target, g.later};
+    const std::string holder_name = place(row);
+    row.key = label_of(row, holder_name);
+    row.signature = signature_of(row, holder_name);
+    out.leaks.push_back(std::move(row));
+  }
+}
+
 }  // namespace
+
+std::vector<ClusterClass> cluster_classes(const Heap& heap, const std::vector<ObjectIndex>& objects,
+                                          GroupBy group_by) {
+  std::vector<ClusterClass> out;
+  std::unordered_map<std::string, std::size_t> slot;
+  std::vector<std::map<std::string, std::uint64_t>> sites;
+  for (ObjectIndex i : objects) {
+    std::string key = group_key(heap, i, group_by);
+    auto [it, inserted] = slot.try_emplace(key, out.size());
+    if (inserted) {
+      out.push_back(
+          ClusterClass{key, group_by == GroupBy::kClass ? ruby_name(heap, i) : key, 0, 0, {}});
+      sites.emplace_back();
+    }
+    ClusterClass& entry = out[it->second];
+    ++entry.count;
+    entry.memsize += heap.memsize(i);
+    if (std::string site = allocation_site(heap, i); !site.empty()) ++sites[it->second][site];
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    for (auto& [site, count] : sites[k]) out[k].sites.push_back(SiteCount{site, count});
+    std::sort(out[k].sites.begin(), out[k].sites.end(), [](const auto& a, const auto& b) {
+      return a.count != b.count ? a.count > b.count : a.site < b.site;
+    });
+    if (out[k].sites.size() > 5) out[k].sites.resize(5);
+  }
+  std::sort(out.begin(), out.end(), [](const ClusterClass& a, const ClusterClass& b) {
+    if (a.memsize != b.memsize) return a.memsize > b.memsize;
+    return a.key < b.key;
+  });
+  return out;
+}
 
 LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap* later,
                            const LeakDiff& diff, GroupBy group_by) {
   LeakClusters out;
-  if (diff.leaked.empty()) return out;
+  if (diff.leaked.empty() && diff.grown.empty()) return out;
   std::vector<char> leaked(target.size(), 0);
   for (ObjectIndex i : diff.leaked) leaked[i] = 1;
   const std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
@@ -356,6 +389,21 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
   const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
   EdgeNameMemo via_memo;  // the rows' paths share their first hops
+  // How Ruby reaches the row's holder: path, vias, reach, path names; the
+  // holder's name (empty without a holder).
+  const auto place = [&](LeakCluster& cluster) {
+    std::string holder_name;
+    std::string root = cluster.reach.root;
+    if (cluster.holder != kNoObject) {
+      cluster.path = target.root_paths().path_to(target, cluster.holder);
+      root = cluster.path.root;
+      holder_name = ruby_name(target, cluster.holder);
+      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
+      cluster.reach = reach_of(target, cluster, root, cluster.vias);
+    }
+    cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
+    return holder_name;
+  };
   for (auto& [anchor, cluster] : clusters) {
     std::sort(cluster.objects.begin(), cluster.objects.end());
     cluster.count = cluster.objects.size();
@@ -370,26 +418,20 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       if (!covered[i]) cluster.retained += tree.retained(i);
     }
     cluster.owners = owners_of(target, reachable);
-    std::string holder_name;
-    std::string root = cluster.reach.root;
-    if (cluster.holder != kNoObject) {
-      cluster.path = target.root_paths().path_to(target, cluster.holder);
-      root = cluster.path.root;
-      holder_name = ruby_name(target, cluster.holder);
-      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
-      cluster.reach = reach_of(target, cluster, root, cluster.vias);
-    }
-    cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
+    const std::string holder_name = place(cluster);
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
     cluster.growth = growth_of(baseline, target, later,
                                cluster.hops.empty() ? cluster.holder : cluster.hops.back());
-    cluster.classes = classes_of(target, cluster.objects, group_by);
+    cluster.classes = cluster_classes(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);
     if (cluster.noise == NoiseReason::kNone) cluster.noise = classify(target, cluster);
     (cluster.noise == NoiseReason::kNone ? out.leaks : out.noise).push_back(std::move(cluster));
   }
+  add_grown_rows(target, diff.grown, out, place);
+  fold_rows(target, out.leaks, group_by);
+  fold_rows(target, out.noise, group_by);
   auto by_retained = [](const LeakCluster& a, const LeakCluster& b) {
     if (a.retained != b.retained) return a.retained > b.retained;
     if (a.count != b.count) return a.count > b.count;

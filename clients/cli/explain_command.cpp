@@ -51,13 +51,22 @@ void print_row(std::ostream& out, const Heap& target, const LeakCluster& row) {
   if (row.holder != kNoObject) {
     out << "   holder: " << describe_object(target, row.holder);
     if (row.growth.target) {
-      out << " (" << row.growth.field << " " << count_text(row.growth.baseline) << " -> "
-          << count_text(row.growth.target) << " -> " << count_text(row.growth.later) << ")";
+      // A String's growth is in bytes: read as such.
+      const auto text = [&](const std::optional<std::uint64_t>& value) {
+        return row.growth.field == "bytesize" && value ? human_bytes(*value) : count_text(value);
+      };
+      out << " (" << row.growth.field << " " << text(row.growth.baseline) << " -> "
+          << text(row.growth.target) << " -> " << text(row.growth.later) << ")";
     }
     out << "\n";
+    if (row.instances > 1)
+      out << "   and " << row.instances - 1
+          << " more holders alike (same class and path), counted in this row\n";
     out << "   reach:  " << row.reach.kind << " " << row.reach.name << " (ROOT " << row.reach.root
         << ")\n";
   }
+  if (row.grown_in_place && row.count == 0)
+    out << "   grew in place: alive in A, B and C, no new objects; the holder is the leak\n";
   if (!row.path_names.empty()) {
     out << "   path:  ";
     for (std::size_t k = 0; k < row.path_names.size(); ++k)

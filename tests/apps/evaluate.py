@@ -27,7 +27,7 @@ GEN_TIMEOUT_S = 240
 ADDR = re.compile(rb'"address":"(0x[0-9a-f]+)"')
 GEN = re.compile(rb'"generation":(\d+)')
 LENGTH = re.compile(rb'"(?:length|size)":(\d+)')
-MEMSIZE = re.compile(rb'"memsize":(\d+)')
+BYTESIZE = re.compile(rb'"bytesize":(\d+)')
 
 
 def run_dir(work, app, mode):
@@ -66,7 +66,7 @@ def scan(path, wanted=None):
             if wanted is not None and a not in wanted:
                 continue
             g = GEN.search(line)
-            n = LENGTH.search(line) or (MEMSIZE.search(line) if b'"type":"STRING"' in line else None)
+            n = LENGTH.search(line) or (BYTESIZE.search(line) if b'"type":"STRING"' in line else None)
             out[a] = (int(g.group(1)) if g else None, int(n.group(1)) if n else None)
     return out
 
@@ -183,7 +183,7 @@ def find_failures(truth, m):
         fails.append(f"truth self-check: {m['truth_outside_window']} leak-set objects were not allocated in the window")
     if m["objects"] == 0 and not truth.get("grows"):
         fails.append("truth leak set is empty: the app did not leak")
-    elif m["recall"] != 1.0:
+    elif m["recall"] is not None and m["recall"] != 1.0:
         fails.append(f"recall {m['recall']:.4f} < 1.0 (missed e.g. {m['missed']})")
     if m["precision"] is not None and m["precision"] < PRECISION_MIN:
         fails.append(f"precision {m['precision']:.4f} < {PRECISION_MIN} (outside the window: {m['wrong_types']})")

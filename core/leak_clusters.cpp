@@ -10,6 +10,7 @@
 #include "core/dominators.h"
 #include "core/growth_verdict.h"
 #include "core/identity.h"
+#include "core/later_holders.h"
 #include "core/leak_folding.h"
 #include "core/naming.h"
 
@@ -24,6 +25,9 @@ constexpr ObjectIndex kRootHeld = 0xFFFE0000u;
 constexpr ObjectIndex kUnreachableMark = 0xFFFDFFFFu;
 // Leaked objects under an old String: the buffer it now shares.
 constexpr ObjectIndex kSharedStringMark = 0xFFFDFFFEu;
+// Leaked objects whose holders in B are all gone by C (later_holders.h).
+constexpr ObjectIndex kTransientMark = 0xFFFDFFFDu;
+static_assert(kTransientMark >= kFirstHolderMark && kUnreachableMark >= kFirstHolderMark);
 
 bool is_root_held(ObjectIndex value) { return value >= kRootHeld && value != kUnset; }
 
@@ -274,6 +278,7 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
 
 std::string label_of(const LeakCluster& cluster, const std::string& holder_name) {
   if (cluster.noise == NoiseReason::kSharedString) return "buffers of strings that became shared";
+  if (cluster.noise == NoiseReason::kTransientHolder) return "held in B only (holders gone by C)";
   if (cluster.holder == kNoObject) {
     return cluster.reach.root.empty() ? "unreachable objects"
                                       : "held by ROOT " + cluster.reach.root;
@@ -357,7 +362,10 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
   if (diff.leaked.empty() && diff.grown.empty()) return out;
   std::vector<char> leaked(target.size(), 0);
   for (ObjectIndex i : diff.leaked) leaked[i] = 1;
-  const std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
+  std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
+  if (later)
+    keep_holders_alive_in_later(baseline, target, *later, leaked, diff.leaked, holder_of,
+                                kTransientMark);
 
   // Cluster by holder (or by root category / unreachable), in address order.
   std::map<ObjectIndex, std::vector<ObjectIndex>> by_anchor;
@@ -369,6 +377,9 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     ObjectIndex merge_key = anchor;
     if (anchor == kUnreachableMark) {
       cluster.reach = Reach{"root", "(not reachable)", "", ""};  // root stays empty
+    } else if (anchor == kTransientMark) {
+      cluster.reach = Reach{"root", "(held in B only)", "", ""};
+      cluster.noise = NoiseReason::kTransientHolder;
     } else if (anchor != kUnset && !is_root_held(anchor) &&
                target.type(anchor) == ObjectType::kString) {
       merge_key = kSharedStringMark;

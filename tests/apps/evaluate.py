@@ -6,6 +6,7 @@
   evaluate.py explain HEAPLEAK WORK APP MODE   assert explain's leaks[0].holder is the truth holder, root answers split
   evaluate.py signature HEAPLEAK WORK APP     assert the first leak row's signature is equal in two runs (traced, untraced)
   evaluate.py report  HEAPLEAK WORK [APP...]   print the table for every app x mode (generating what is missing)
+  evaluate.py seeds   HEAPLEAK WORK APP N      `check` against seed 1's baseline passes on seeds 2..N (same code, same verdict)
 
 HEAPLEAK is the built one-shot CLI (CTest passes $<TARGET_FILE:heapleak>). Python 3
 standard library only. Exit status 1 when an assertion fails, with one line per failure.
@@ -324,7 +325,45 @@ def same_signature(exe, work, app):
     return 0
 
 
+def same_verdict(exe, work, app, seeds):
+    """One unchanged program, `seeds` workloads (HEAPLEAK_APP_SEED, untraced): seed 1's
+    leak rows are written as the baseline; `heapleak check` against it must pass on
+    every other seed (no new leak row: a noise row that turns leak, a bounded cache
+    read as growing, a holder of B only, would each fail the gate)."""
+    out = os.path.join(work, f"{app}-seeds")
+    shutil.rmtree(out, ignore_errors=True)
+    ruby = os.environ.get("HEAPLEAK_RUBY", "ruby")
+    baseline = os.path.join(out, "baseline.json")
+    fails = []
+    for seed in range(1, seeds + 1):
+        d = os.path.join(out, f"seed{seed}")
+        env = dict(os.environ, HEAPLEAK_APP_SEED=str(seed))
+        subprocess.run([ruby, os.path.join(HERE, "driver.rb"), app, d, "untraced"], check=True,
+                       timeout=GEN_TIMEOUT_S, env=env, stderr=subprocess.DEVNULL)
+        dumps = [os.path.join(d, f"{n}.json") for n in "ABC"]
+        args = [exe, "check", *dumps, "--format", "json"]
+        args += ["--write-baseline", baseline] if seed == 1 else ["--baseline", baseline]
+        proc = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, HEAPLEAK_NO_CACHE="1"))
+        try:
+            report = json.loads(proc.stdout)
+        except ValueError:
+            report = {}
+        new = [(r.get("key"), r.get("signature")) for r in report.get("new", [])]
+        print(json.dumps({"seed": seed, "exit": proc.returncode, "new": new,
+                          "known": [r.get("key") for r in report.get("known", [])]}))
+        if proc.returncode != 0:
+            fails.append(f"seed {seed}: check exited {proc.returncode} against seed 1's baseline, new rows {new}")
+        shutil.rmtree(d, ignore_errors=True)  # ~30 MB of dumps a seed
+    for f in fails:
+        print(f"FAIL {app}: {f}")
+    if not fails:
+        print(f"ok {app}: the same verdict on {seeds} seeds")
+    return 1 if fails else 0
+
+
 def main(argv):
+    if len(argv) == 5 and argv[0] == "seeds":
+        return same_verdict(os.path.abspath(argv[1]), os.path.abspath(argv[2]), argv[3], int(argv[4]))
     if len(argv) < 3 or argv[0] not in ("gen", "find", "explain", "report", "signature"):
         print(__doc__, file=sys.stderr)
         return 2

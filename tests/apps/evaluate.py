@@ -329,7 +329,8 @@ def same_verdict(exe, work, app, seeds):
     """One unchanged program, `seeds` workloads (HEAPLEAK_APP_SEED, untraced): seed 1's
     leak rows are written as the baseline; `heapleak check` against it must pass on
     every other seed (no new leak row: a noise row that turns leak, a bounded cache
-    read as growing, a holder of B only, would each fail the gate)."""
+    read as growing, a holder of B only, would each fail the gate), and every seed
+    must show exactly the app's `true_leaks` leak rows."""
     out = os.path.join(work, f"{app}-seeds")
     shutil.rmtree(out, ignore_errors=True)
     ruby = os.environ.get("HEAPLEAK_RUBY", "ruby")
@@ -353,6 +354,13 @@ def same_verdict(exe, work, app, seeds):
                           "known": [r.get("key") for r in report.get("known", [])]}))
         if proc.returncode != 0:
             fails.append(f"seed {seed}: check exited {proc.returncode} against seed 1's baseline, new rows {new}")
+        # and the same verdict must be the right one: as many leak rows as true leaks (a
+        # bounded cache called a leak on every seed would be stable, and wrong)
+        with open(os.path.join(d, "truth.json")) as f:
+            most = json.load(f).get("true_leaks")
+        rows = len(new) + len(report.get("known", []))
+        if most is not None and rows != most:
+            fails.append(f"seed {seed}: {rows} leak rows for {most} true leak(s)")
         shutil.rmtree(d, ignore_errors=True)  # ~30 MB of dumps a seed
     for f in fails:
         print(f"FAIL {app}: {f}")

@@ -83,7 +83,8 @@ struct LoadReport {
 // Members that are not Columns (roots, shapes, names, gzip_index) have their
 // own sections in core/heap_image_writer.cpp.
 inline constexpr std::uint32_t kHeapImageVersion =
-    4;  // 2: the shape table, 3: reference counts in `length`, 4: ctime in the key
+    5;  // 2: the shape table, 3: reference counts in `length`, 4: ctime in the key,
+        // 5: STRING bytesize in `length`
 
 // In the length column: the value is a record's reference count, not an
 // Array's length or a Hash's size.
@@ -98,7 +99,8 @@ struct HeapColumns {
   Column<std::uint32_t> value_hash;   // fingerprint of `value`, 0 if none
   Column<std::uint32_t> first_ref;    // fingerprint of the first reference, 0 if none
   Column<std::uint64_t> line_offset;  // where the record starts in the decompressed stream
-  Column<std::uint32_t> length;       // ARRAY `length` / HASH `size` + 1, 0 if absent (saturated)
+  Column<std::uint32_t>
+      length;  // ARRAY `length` / HASH `size` / STRING `bytesize` + 1, 0 if absent (saturated)
   Column<std::uint32_t> file;         // optional: allocation file (interned)
   Column<std::uint32_t> line;         // optional
   Column<std::uint32_t> method;       // optional: allocation method (interned)
@@ -183,8 +185,8 @@ class Heap {
     return c_.method.empty() ? "" : c_.names.at(c_.method[i]);
   }
   std::optional<std::uint32_t> generation(ObjectIndex i) const;
-  // An ARRAY's `length` or a HASH's `size`, kept in every load (identity-only
-  // too) so a container's growth from dump to dump can be read.
+  // An ARRAY's `length`, a HASH's `size` or a STRING's `bytesize`, kept in
+  // every load (identity-only too) so growth from dump to dump can be read.
   std::optional<std::uint32_t> length(ObjectIndex i) const;
   // For any other object, how many references its record lists (duplicates
   // and objects missing from the dump included), in the same column and so

@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/dominators.h"
+#include "core/growth_verdict.h"
 #include "core/identity.h"
 #include "core/leak_shape.h"
+#include "core/later_holders.h"
+#include "core/leak_folding.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
 
@@ -22,6 +27,9 @@ constexpr ObjectIndex kRootHeld = 0xFFFE0000u;
 constexpr ObjectIndex kUnreachableMark = 0xFFFDFFFFu;
 // Leaked objects under an old String: the buffer it now shares.
 constexpr ObjectIndex kSharedStringMark = 0xFFFDFFFEu;
+// Leaked objects whose holders in B are all gone by C (later_holders.h).
+constexpr ObjectIndex kTransientMark = 0xFFFDFFFDu;
+static_assert(kTransientMark >= kFirstHolderMark && kUnreachableMark >= kFirstHolderMark);
 
 bool is_root_held(ObjectIndex value) { return value >= kRootHeld && value != kUnset; }
 
@@ -137,8 +145,11 @@ std::string signature_of(const LeakCluster& cluster, const std::string& holder_n
   std::string input = "holder=" + holder_name + ";reach=" + cluster.reach.kind + ":" +
                       cluster.reach.name + ";root=" + cluster.reach.root + ";path=";
   for (const auto& name : cluster.path_names) input += name + ">";
-  input += ";objects=";
-  if (!cluster.classes.empty()) input += cluster.classes.front().key;
+  // The objects' biggest class tells apart only rows with no holder (two
+  // leaks straight off one root); with a holder, the class-level path is
+  // the leak, and the biggest class of one instance is a tie broken by chance.
+  if (cluster.holder == kNoObject && !cluster.classes.empty())
+    input += ";objects=" + cluster.classes.front().key;
   input = sanitized(std::move(input));
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: stable across builds and runs
   for (unsigned char c : input) h = (h ^ c) * 0x100000001b3ull;
@@ -172,13 +183,14 @@ Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& 
   return reach;
 }
 
-// The holder's size in another dump, when the same object is there.
+// The holder's size in another dump, when the same container is there (by
+// same_container: an LRU that evicted its first key is still the LRU, and
+// its growth must be read for "bounded" to fire).
 std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, const Heap* other,
                                      bool by_length) {
   if (!other) return std::nullopt;
   const auto j = other->find(target.address(holder));
-  if (!j || (!same_object(IdentityRule::between(target, *other), target, holder, *other, *j) &&
-             !same_thread(target, holder, *other, *j)))
+  if (!j || (!same_container(target, holder, *other, *j) && !same_thread(target, holder, *other, *j)))
     return std::nullopt;
   if (by_length) {
     auto length = other->length(*j);
@@ -192,13 +204,19 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
   Growth growth;
   if (holder == kNoObject) return growth;
   const bool by_length = target.length(holder).has_value();
-  growth.field = !by_length                                 ? "references"
-                 : target.type(holder) == ObjectType::kHash ? "size"
-                                                            : "length";
+  growth.field = !by_length                                   ? "references"
+                 : target.type(holder) == ObjectType::kHash   ? "size"
+                 : target.type(holder) == ObjectType::kString ? "bytesize"
+                                                              : "length";
   growth.target = by_length ? std::optional<std::uint64_t>(*target.length(holder))
                             : std::optional<std::uint64_t>(target.record_reference_count(holder));
   growth.baseline = size_in(target, holder, &baseline, by_length);
   growth.later = size_in(target, holder, later, by_length);
+  // Whether it evicts matters only to a growth that slowed down: look then only
+  // (a look is a search in C per reference of the holder).
+  const auto& [a, b, c] = std::tie(growth.baseline, growth.target, growth.later);
+  if (a && b && c && *a < *b && *b < *c && 4 * (*c - *b) <= *b - *a)
+    growth.drops = drops_entries(target, holder, later);
   return growth;
 }
 
@@ -371,13 +389,13 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
     if (heap.type(hop) == ObjectType::kImemo && heap.own_name(hop) != "env")
       return NoiseReason::kVmInternal;
   }
-  const Growth& g = cluster.growth;
-  if (g.target && g.later && *g.later <= *g.target) return NoiseReason::kBounded;
+  if (looks_bounded(cluster.growth)) return NoiseReason::kBounded;
   return NoiseReason::kNone;
 }
 
 std::string label_of(const LeakCluster& cluster, const std::string& holder_name) {
   if (cluster.noise == NoiseReason::kSharedString) return "buffers of strings that became shared";
+  if (cluster.noise == NoiseReason::kTransientHolder) return "held in B only (holders gone by C)";
   if (cluster.holder == kNoObject) {
     return cluster.reach.root.empty() ? "unreachable objects"
                                       : "held by ROOT " + cluster.reach.root;
@@ -394,15 +412,50 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
   return holder_name + " in " + cluster.reach.name + ivar;
 }
 
+// Old objects that grew in place are leaks with no new objects: a row each,
+// ranked by the bytes they gained by B, unless they already hold a row.
+template <class Place>
+void add_grown_rows(const Heap& target, const std::vector<GrownObject>& grown, LeakClusters& out,
+                    const Place& place) {
+  std::unordered_set<ObjectIndex> holding;
+  for (const auto* rows : {&out.leaks, &out.noise}) {
+    for (const LeakCluster& row : *rows) {
+      holding.insert(row.holder);
+      holding.insert(row.hops.begin(), row.hops.end());
+    }
+  }
+  for (const GrownObject& g : grown) {
+    if (holding.contains(g.object) || !target.root_paths().reachable(g.object)) continue;
+    LeakCluster row;
+    row.holder = g.object;
+    row.grown_in_place = true;
+    row.memsize = g.bytes_target;
+    row.retained = g.bytes_target - std::min(g.bytes_target, g.bytes_baseline);
+    row.growth = Growth{g.field, g.baseline, g.target, g.later};
+    const std::string holder_name = place(row);
+    row.key = label_of(row, holder_name);
+    row.signature = signature_of(row, holder_name);
+    out.leaks.push_back(std::move(row));
+  }
+}
+
 }  // namespace
+
+std::vector<ClusterClass> cluster_classes(const Heap& heap, const std::vector<ObjectIndex>& objects,
+                                          GroupBy group_by) {
+  return classes_of(heap, objects, group_by);
+}
 
 LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap* later,
                            const LeakDiff& diff, GroupBy group_by) {
   LeakClusters out;
-  if (diff.leaked.empty()) return out;
+  if (diff.leaked.empty() && diff.grown.empty()) return out;
   std::vector<char> leaked(target.size(), 0);
   for (ObjectIndex i : diff.leaked) leaked[i] = 1;
-  const std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
+  std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
+  if (later)
+    keep_holders_alive_in_later(baseline, target, *later, leaked, diff.leaked, holder_of,
+                                kTransientMark);
 
   // Cluster by holder (or by root category / unreachable), in address order.
   std::map<ObjectIndex, std::vector<ObjectIndex>> by_anchor;
@@ -414,6 +467,9 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     ObjectIndex merge_key = anchor;
     if (anchor == kUnreachableMark) {
       cluster.reach = Reach{"root", "(not reachable)", "", ""};  // root stays empty
+    } else if (anchor == kTransientMark) {
+      cluster.reach = Reach{"root", "(held in B only)", "", ""};
+      cluster.noise = NoiseReason::kTransientHolder;
     } else if (anchor != kUnset && !is_root_held(anchor) &&
                target.type(anchor) == ObjectType::kString) {
       merge_key = kSharedStringMark;
@@ -434,6 +490,21 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
   const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
   EdgeNameMemo via_memo;  // the rows' paths share their first hops
+  // How Ruby reaches the row's holder: path, vias, reach, path names; the
+  // holder's name (empty without a holder).
+  const auto place = [&](LeakCluster& cluster) {
+    std::string holder_name;
+    std::string root = cluster.reach.root;
+    if (cluster.holder != kNoObject) {
+      cluster.path = target.root_paths().path_to(target, cluster.holder);
+      root = cluster.path.root;
+      holder_name = ruby_name(target, cluster.holder);
+      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
+      cluster.reach = reach_of(target, cluster, root, cluster.vias);
+    }
+    cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
+    return holder_name;
+  };
   for (auto& [anchor, cluster] : clusters) {
     std::sort(cluster.objects.begin(), cluster.objects.end());
     cluster.count = cluster.objects.size();
@@ -448,21 +519,12 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       if (!covered[i]) cluster.retained += tree.retained(i);
     }
     cluster.owners = owners_of(target, reachable);
-    std::string holder_name;
-    std::string root = cluster.reach.root;
-    if (cluster.holder != kNoObject) {
-      cluster.path = target.root_paths().path_to(target, cluster.holder);
-      root = cluster.path.root;
-      holder_name = ruby_name(target, cluster.holder);
-      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
-      cluster.reach = reach_of(target, cluster, root, cluster.vias);
-    }
-    cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
+    const std::string holder_name = place(cluster);
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
     cluster.growth = growth_of(baseline, target, later,
                                cluster.hops.empty() ? cluster.holder : cluster.hops.back());
-    cluster.classes = classes_of(target, cluster.objects, group_by);
+    cluster.classes = cluster_classes(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);
     cluster.block = block_of(target, cluster);
@@ -478,6 +540,9 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     }
     (cluster.noise == NoiseReason::kNone ? out.leaks : out.noise).push_back(std::move(cluster));
   }
+  add_grown_rows(target, diff.grown, out, place);
+  fold_rows(target, out.leaks, group_by);
+  fold_rows(target, out.noise, group_by);
   auto by_retained = [](const LeakCluster& a, const LeakCluster& b) {
     if (a.retained != b.retained) return a.retained > b.retained;
     if (a.count != b.count) return a.count > b.count;

@@ -38,6 +38,7 @@ struct Reach {
 struct Growth {
   std::string field;  // length|size|references
   std::optional<std::uint64_t> baseline, target, later;
+  bool drops = false;  // some of its entries in B are gone by C: it evicts (growth_verdict.h)
 };
 
 struct SiteCount {
@@ -62,6 +63,12 @@ struct LeakCluster {
   Growth growth;
   std::vector<ObjectIndex> objects;  // the leaked objects, ascending address
   std::uint64_t count = 0, memsize = 0, retained = 0;
+  // Holders of this one leak (one signature) folded into the row: `holder`
+  // is the one retaining most; count, memsize, retained are their totals.
+  std::uint64_t instances = 1;
+  // An old object that grew in place (diff.grown): the holder is the leak,
+  // `objects` is empty, `retained` the bytes it gained from A to B.
+  bool grown_in_place = false;
   std::vector<ClusterClass> classes;  // biggest first
   std::vector<Owner> owners;
   RootPath path;                        // from a GC root to the holder (empty when holder is null)
@@ -75,6 +82,11 @@ struct LeakClusters {
   std::vector<LeakCluster> leaks;  // by retained, most first
   std::vector<LeakCluster> noise;  // by retained, most first
 };
+
+// The leaked `objects` by class (group key), biggest first, with their
+// allocation sites (traced dumps, most first, at most 5 per class).
+std::vector<ClusterClass> cluster_classes(const Heap& heap, const std::vector<ObjectIndex>& objects,
+                                          GroupBy group_by);
 
 // `baseline` and `later` may be identity-only heaps; `later` may be null
 // (2-dump diff). `target` needs references.

@@ -230,6 +230,7 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
       if (later && in_later[i] == kNoObject) continue;
       diff.leaked.push_back(i);
     }
+    if (later) diff.grown = grown_objects(baseline, target, *later, in_baseline, in_later);
   }
   for (ObjectIndex i : diff.leaked) diff.total_memsize += target.memsize(i);
   diff.total_count = diff.leaked.size();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/grown_objects.h"
 #include "core/heap.h"
 #include "core/identity.h"
 #include "core/object_key.h"
@@ -43,6 +44,9 @@ struct LeakDiff {
   double later_survival = 1.0;     // share of B's objects found unchanged in C
   bool compacted = false;
   std::vector<std::string> warnings;
+  // Old objects that grew in place A < B < C (three-way, uncompacted diffs):
+  // leaks with no new objects (a String buffer, an Array of Integers).
+  std::vector<GrownObject> grown;
 };
 
 LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,

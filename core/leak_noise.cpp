@@ -22,6 +22,8 @@ std::string_view noise_reason_name(NoiseReason reason) {
       return "sharedString";
     case NoiseReason::kCodeLoaded:
       return "codeLoaded";
+    case NoiseReason::kTransientHolder:
+      return "transientHolder";
   }
   return "";
 }
@@ -41,8 +43,8 @@ std::string_view noise_reason_why(NoiseReason reason) {
     case NoiseReason::kInlineCache:
       return "inline method and constant caches the VM fills as code runs";
     case NoiseReason::kBounded:
-      return "the holder stopped growing (size in C not above B): a cache at its cap or a pool "
-             "that grew once";
+      return "the holder stopped growing (size in C not above B, back near A's after a dip, or it "
+             "evicts and all but stopped): a cache at its cap or a pool that grew once";
     case NoiseReason::kUnreachable:
       return "not reachable from any GC root: garbage not yet collected when B was dumped";
     case NoiseReason::kSharedString:
@@ -51,6 +53,9 @@ std::string_view noise_reason_why(NoiseReason reason) {
     case NoiseReason::kCodeLoaded:
       return "classes, modules, methods and their literals defined between A and B (code "
              "loaded or autoloaded on first use), not data the program accumulates";
+    case NoiseReason::kTransientHolder:
+      return "held in B only by objects gone by C (a request in flight, the machine stack), "
+             "and by nothing in B that lives on: no holder keeps them in C that B shows";
   }
   return "";
 }

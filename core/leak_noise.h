@@ -18,6 +18,7 @@ enum class NoiseReason {
   kUnreachable,
   kSharedString,
   kCodeLoaded,
+  kTransientHolder,
 };
 
 std::string_view noise_reason_name(NoiseReason reason);  // camelCase wire name

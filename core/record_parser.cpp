@@ -309,6 +309,11 @@ void RecordParser::parse(const char* line, std::size_t length, std::size_t capac
           ok = out.has_length = read_uint(value, out.length);
         }
         break;
+      case 'b':
+        // A STRING's bytesize: how a buffer appended to grows (its memsize
+        // follows the capacity, which doubles, so it may not move B -> C).
+        if (key_is(key, "bytesize")) ok = out.has_length = read_uint(value, out.length);
+        break;
       case 'g':
         if (key_is(key, "generation")) ok = out.has_generation = read_uint(value, out.generation);
         break;

@@ -43,7 +43,8 @@ struct DumpRecord {
   bool has_line = false;
   bool has_generation = false;
   std::uint32_t value_hash = 0;  // 0: no `value` field
-  // An ARRAY's `length` or a HASH's `size`: how a container grows from dump to dump.
+  // An ARRAY's `length`, a HASH's `size` or a STRING's `bytesize`: how a
+  // container or buffer grows from dump to dump.
   std::uint64_t length = 0;
   bool has_length = false;
   // Object shapes (Ruby 3.2+): an object's `shape_id` and `too_complex_shape`;

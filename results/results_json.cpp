@@ -66,6 +66,18 @@ json::object leak_diff_json(const Heap& target, const LeakDiff& diff) {
   }
   json::array warnings;
   for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
+  json::array grown;
+  for (const auto& g : diff.grown) {
+    grown.push_back(
+        json::object{{"address", format_address(target.address(g.object))},
+                     {"type", object_type_name(target.type(g.object))},
+                     {"class", class_display_name(target, g.object)},
+                     {"field", g.field},
+                     {"baseline", g.baseline},
+                     {"target", g.target},
+                     {"later", g.later},
+                     {"memsize", json::array{g.bytes_baseline, g.bytes_target, g.bytes_later}}});
+  }
   return json::object{
       {"threeWay", diff.three_way},
       {"rule", diff.rule},
@@ -75,6 +87,7 @@ json::object leak_diff_json(const Heap& target, const LeakDiff& diff) {
       {"warnings", std::move(warnings)},
       {"groups", std::move(groups)},
       {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
+      {"grown", std::move(grown)},
   };
 }
 
@@ -345,6 +358,8 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"count", cluster.count},
       {"memsize", cluster.memsize},
       {"retained", cluster.retained},
+      {"instances", cluster.instances},
+      {"grownInPlace", cluster.grown_in_place},
       {"objects", std::move(objects)},
       {"hops", std::move(hops)},
       {"owners", std::move(owners)},

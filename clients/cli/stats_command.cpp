@@ -6,6 +6,7 @@
 #include "clients/cli/commands.h"
 #include "core/dump_series.h"
 #include "core/leak_diff.h"
+#include "core/naming.h"
 #include "results/grouping_warning.h"
 #include "results/stats_json.h"
 #include "results/text/render.h"
@@ -51,6 +52,15 @@ std::string render_seed(const Heap& target, const LeakDiff& diff, std::size_t sa
     }
     if (group.count > samples) out << " ...";
     out << "\n";
+  }
+  if (!diff.grown.empty()) {
+    // Leaks with no new object: what the groups above cannot show.
+    out << "Grown in place (alive in A, B and C):\n";
+    for (const auto& g : diff.grown) {
+      out << "  " << format_address(target.address(g.object)) << " " << ruby_name(target, g.object)
+          << ": " << g.field << " " << g.baseline << " -> " << g.target << " -> " << g.later
+          << "\n";
+    }
   }
   out << "Total: " << diff.total_count << " objects, " << diff.total_memsize << " bytes in "
       << diff.groups.size() << " groups (same object = " << diff.rule << ")\n";

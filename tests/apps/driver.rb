@@ -31,6 +31,9 @@ abort("bad app name #{app_name.inspect}: letters, digits and _ only") unless app
 program = File.join(__dir__, 'programs', "#{app_name}.rb")
 abort("unknown app #{app_name}: no #{program}") unless File.exist?(program)
 require program
+# HEAPLEAK_APP_SEED: the apps that draw random numbers draw them from this seed (the
+# same program, another workload: `check` must give the same verdict on every seed)
+srand(Integer(ENV.fetch('HEAPLEAK_APP_SEED', '1')))
 app = LeakyApp::APPS.fetch(app_name) { abort("#{program} registers no app #{app_name}") }.new
 traced = mode == 'traced'
 FileUtils.mkdir_p(outdir)
@@ -112,7 +115,10 @@ truth = {
     end,
   },
   'benign' => app.benign.map { |o, what| Addr.kind(o).merge('what' => what) },
-  'bounded' => app.bounded.map { |what, o| Addr.kind(o).merge('what' => what) },
+  'bounded' => app.bounded.map { |what, o, cap| Addr.kind(o).merge('what' => what, 'cap' => cap).compact },
+  'grows' => app.grows.map { |o, what| Addr.kind(o).merge('what' => what) },
+  'first_row_accept' => app.first_row_accept.map { |o| Addr.of(o) },
+  'true_leaks' => app.true_leaks,
   'seconds' => (Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0).round(2),
 }
 File.write(File.join(outdir, 'truth.json'), JSON.pretty_generate(truth))

@@ -24,8 +24,16 @@ class LeakyApp
   def leak_roots = [holder]
   # [[object, what]]: new in B, still in C, bounded (a pool that grew once)
   def benign = []
-  # [[what, container]]: containers that must not grow from B to C
+  # [[what, container]] or [[what, container, cap]]: containers that must not grow from
+  # B to C (with a cap: that fill up to it, a ring buffer, and never pass it)
   def bounded = []
+  # [[object, what]]: old objects (alive at A) that grow in place, a leak with no new
+  # objects (a String buffer appended to, an Array of Integers)
+  def grows = []
+  # other objects explain's first row may name as holder (one of many alike holders)
+  def first_row_accept = []
+  # how many distinct leaks the app has (explain may list at most two rows more); nil: not checked
+  def true_leaks = nil
   # {containers: [{what:, accept: [objs], samples: [objs]}]} when the leak has two containers
   def split = nil
   # called right after each dump ('A', 'B', 'C'): record what only exists then

@@ -182,7 +182,8 @@ TEST_CASE("an Array's length and a Hash's size are kept: containers' growth", "[
   CHECK(hash.length == 0);
   auto string = parse_line(
       R"({"address":"0x10", "type":"STRING", "bytesize":3, "value":"abc", "memsize":40})");
-  CHECK_FALSE(string.has_length);
+  CHECK(string.has_length);  // a buffer's growth is read from its bytesize
+  CHECK(string.length == 3);
 }
 
 TEST_CASE("shapes: SHAPE records and an object's shape_id, raw references kept",

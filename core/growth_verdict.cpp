@@ -1,0 +1,43 @@
+#include "core/growth_verdict.h"
+
+#include <algorithm>
+
+#include "core/identity.h"
+#include "core/leak_clusters.h"
+
+namespace heapleak {
+
+bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
+  if (x.type(i) != y.type(j) || x.class_name(i) != y.class_name(j)) return false;
+  const auto gx = x.generation(i), gy = y.generation(j);
+  return !gx || !gy || *gx == *gy;
+}
+
+bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
+  if (!later || holder == kNoObject || !target.has_edges()) return false;
+  const SameObject same(IdentityRule::between(target, *later), target, *later);
+  for (ObjectIndex y : target.references(holder)) {
+    const auto j = later->find(target.address(y));
+    if (!j || !same(y, *j)) return true;
+  }
+  return false;
+}
+
+bool looks_bounded(const Growth& growth) {
+  if (!growth.target || !growth.later) return false;
+  const std::uint64_t b = *growth.target, c = *growth.later;
+  if (c <= b) return true;
+  if (!growth.baseline) return false;
+  const std::uint64_t a = *growth.baseline;
+  // A dip in B, then back near where it was: churn around a cap. A slow but
+  // steady leak (10000 -> 10050 -> 10100) never dips, so it is not excused.
+  const std::uint64_t top = std::max(a, b);
+  const std::uint64_t tolerance = std::max<std::uint64_t>(2, top / 20);
+  if (b <= a && c <= top + tolerance) return true;
+  // Grew, then nearly stopped, and already dropped entries: a ring buffer or
+  // an LRU that reached its cap between B and C. A leak grows as fast from B
+  // to C as from A to B when the work is the same.
+  return growth.drops && a < b && 4 * (c - b) <= (b - a);
+}
+
+}  // namespace heapleak

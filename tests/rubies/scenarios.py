@@ -65,6 +65,11 @@ REACH = {
     "singleton_ivar": {"kind": "class", "name": "EventRegistry"},
 }
 
+# The hop explain's first path must name by its ivar where the dump has
+# shapes (3.2+): a class-level ivar, named on 3.2-3.4 from the class's shape
+# and the GC's marking order of its references, on 4.0 through IMEMO:fields.
+IVAR_ON_PATH = {"class_cache": "UserCache.@cache"}
+
 
 def run_dir(work, version, mode, scenario):
     return os.path.join(work, f"{version}-{mode}-{scenario}")
@@ -250,6 +255,9 @@ def failures(m):
     reach = m["first_reach"] or {}
     if any(reach.get(k) != v for k, v in want_reach.items()):
         fails.append(f"explain's first row is reached through {reach}, want {want_reach}")
+    hop = IVAR_ON_PATH.get(m["scenario"])
+    if hop and m["version"] != "3.1" and hop not in (m["first_path"] or []):
+        fails.append(f"explain's first path {m['first_path']} does not name {hop}")
     if m["first_count"] < m["explain_expected"] - STACK_DIRECT_MAX * n:
         fails.append(f"explain's first row counts {m['first_count']} objects, want >= {m['explain_expected']} "
                      f"(the leaked objects found, minus the {m['under_hidden']} under a leaked object stats missed)")

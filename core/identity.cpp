@@ -101,10 +101,25 @@ std::size_t undo_unheld_lenient_matches(const IdentityRule& rule, const Heap& x,
   for (const auto& root : x.roots()) {
     for (ObjectIndex t : root.targets) is_root[t] = true;
   }
+  // A String that turned shared in place gave its bytes to its new root:
+  // the root's value is the one y showed. A new shared String (a substring,
+  // a copy of another) on a dead String's slot points at other bytes.
+  auto shared_elsewhere = [&](ObjectIndex i, ObjectIndex j) {
+    if (cx.type[i] != ObjectType::kString || cx.value_hash[i] != 0 || cy.value_hash[j] == 0)
+      return false;
+    const auto refs = x.references(i);
+    return refs.size() == 1 && cx.type[refs[0]] == ObjectType::kString &&
+           cx.value_hash[refs[0]] != 0 && cx.value_hash[refs[0]] != cy.value_hash[j];
+  };
   std::vector<ObjectIndex> undo;
   for (ObjectIndex i = 0; i < x.size(); ++i) {
     const ObjectIndex j = match[i];
-    if (j == kNoObject || is_root[i] || !lenient(i, j)) continue;
+    if (j == kNoObject || !lenient(i, j)) continue;
+    if (shared_elsewhere(i, j)) {
+      undo.push_back(i);
+      continue;
+    }
+    if (is_root[i]) continue;
     bool held_by_old = false;
     for (ObjectIndex r : x.referrers(i)) {
       if (r != i && match[r] != kNoObject) {

@@ -59,7 +59,9 @@ class SameObject {
 // record, or a new shared String of a new Hash, is held by new objects only.
 // Such lenient matches of x's objects (`match[i]`: y's object at i's
 // address) held by no matched object and no root are undone (set to
-// kNoObject); returns how many. Decided on the matches as given, so the
+// kNoObject), and so are shared Strings whose root holds other bytes than
+// the value y showed (one that turned shared in place gave its own bytes
+// to its root); returns how many. Decided on the matches as given, so the
 // order objects are visited in does not change the answer.
 std::size_t undo_unheld_lenient_matches(const IdentityRule& rule, const Heap& x, const Heap& y,
                                         std::vector<ObjectIndex>& match);

@@ -177,3 +177,37 @@ TEST_CASE("lenient matches held only by new objects are new", "[identity]") {
   CHECK(matched("0x200"));  // held by the old User
   CHECK(matched("0x500"));  // held by the old Array
 }
+
+// A new shared String (a substring kept in an old log Array) on the slot of a
+// dead String: its holder is old, but its root holds other bytes than A's
+// String had; one that turned shared in place gave its own bytes to its root.
+TEST_CASE("a shared String whose root holds other bytes is new", "[identity]") {
+  const std::string classes = class_line("0x30", "String");
+  auto a = load_text(classes + "\n" +
+                     join_lines({
+                         root_line("vm", {"0x600"}),
+                         object_line({"0x400", "STRING", "0x30", {}, R"("value":"tmp")"}),  // dies
+                         object_line({"0x500", "STRING", "0x30", {}, R"("value":"kept")"}),
+                         object_line({"0x600", "ARRAY", "", {"0x500"}}),
+                     }));
+  auto b = load_text(classes + "\n" +
+                     join_lines({
+                         root_line("vm", {"0x600"}),
+                         object_line({"0x400", "STRING", "0x30", {"0x800"}, R"("shared":true)"}),
+                         object_line({"0x500", "STRING", "0x30", {"0x900"}, R"("shared":true)"}),
+                         object_line({"0x600", "ARRAY", "", {"0x500", "0x400"}}),
+                         object_line({"0x800", "STRING", "", {}, R"("value":"GET /orders/17")"}),
+                         object_line({"0x900", "STRING", "", {}, R"("value":"kept")"}),
+                     }));
+  const auto rule = IdentityRule::between(*b, *a);
+  std::vector<ObjectIndex> match(b->size(), kNoObject);
+  const SameObject same(rule, *b, *a);
+  for (ObjectIndex i = 0; i < b->size(); ++i) {
+    if (auto j = a->find(b->address(i)); j && same(i, *j)) match[i] = *j;
+  }
+  auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
+  REQUIRE(matched("0x400"));
+  CHECK(undo_unheld_lenient_matches(rule, *b, *a, match) == 1);
+  CHECK_FALSE(matched("0x400"));  // held by the old Array, but other bytes
+  CHECK(matched("0x500"));        // turned shared in place: its root has its bytes
+}

@@ -25,6 +25,17 @@ bool same(const std::string& x_line, const std::string& y_line, const std::strin
   return answer;
 }
 
+// b's objects matched to a's at the same address by the diff's rule (SameObject).
+std::vector<ObjectIndex> match_at_same_address(const IdentityRule& rule, const Heap& b,
+                                               const Heap& a) {
+  std::vector<ObjectIndex> match(b.size(), kNoObject);
+  const SameObject same(rule, b, a);
+  for (ObjectIndex i = 0; i < b.size(); ++i) {
+    if (auto j = a.find(b.address(i)); j && same(i, *j)) match[i] = *j;
+  }
+  return match;
+}
+
 }  // namespace
 
 TEST_CASE("class addresses may move: the class name decides", "[identity]") {
@@ -162,11 +173,7 @@ TEST_CASE("lenient matches held only by new objects are new", "[identity]") {
                          object_line({"0x900", "STRING", "0x30", {}, R"("value":"y")"}),
                      }));
   const auto rule = IdentityRule::between(*b, *a);
-  std::vector<ObjectIndex> match(b->size(), kNoObject);
-  const SameObject same(rule, *b, *a);
-  for (ObjectIndex i = 0; i < b->size(); ++i) {
-    if (auto j = a->find(b->address(i)); j && same(i, *j)) match[i] = *j;
-  }
+  std::vector<ObjectIndex> match = match_at_same_address(rule, *b, *a);
   auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
   REQUIRE(matched("0x300"));  // the contents test alone cannot tell
   REQUIRE(matched("0x400"));
@@ -200,11 +207,7 @@ TEST_CASE("a shared String whose root holds other bytes is new", "[identity]") {
                          object_line({"0x900", "STRING", "", {}, R"("value":"kept")"}),
                      }));
   const auto rule = IdentityRule::between(*b, *a);
-  std::vector<ObjectIndex> match(b->size(), kNoObject);
-  const SameObject same(rule, *b, *a);
-  for (ObjectIndex i = 0; i < b->size(); ++i) {
-    if (auto j = a->find(b->address(i)); j && same(i, *j)) match[i] = *j;
-  }
+  std::vector<ObjectIndex> match = match_at_same_address(rule, *b, *a);
   auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
   REQUIRE(matched("0x400"));
   CHECK(undo_unheld_lenient_matches(rule, *b, *a, match) == 1);

@@ -50,11 +50,54 @@ class BitSet {
   Column<std::uint64_t> words_;
 };
 
+// The reverse of Heap::class_edge: each class's instances, in CSR form over
+// the classes only (a sorted list of them, found by binary search), so it
+// costs 4 bytes per object with a class, and is freed with the search arrays.
+class Instances {
+ public:
+  explicit Instances(const Heap& heap) {
+    const std::size_t n = heap.size();
+    std::vector<bool> is_class(n, false);
+    for (ObjectIndex i = 0; i < n; ++i) {
+      if (const ObjectIndex k = heap.class_edge(i); k != kNoObject) is_class[k] = true;
+    }
+    for (ObjectIndex i = 0; i < n; ++i) {
+      if (is_class[i]) classes_.push_back(i);
+    }
+    offsets_.assign(classes_.size() + 1, 0);
+    for (ObjectIndex i = 0; i < n; ++i) {
+      if (const ObjectIndex k = heap.class_edge(i); k != kNoObject) ++offsets_[slot(k) + 1];
+    }
+    for (std::size_t c = 0; c < classes_.size(); ++c) offsets_[c + 1] += offsets_[c];
+    members_.resize(offsets_.back());
+    std::vector<std::uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
+    for (ObjectIndex i = 0; i < n; ++i) {
+      if (const ObjectIndex k = heap.class_edge(i); k != kNoObject) members_[cursor[slot(k)]++] = i;
+    }
+  }
+  std::span<const ObjectIndex> of(ObjectIndex klass) const {
+    auto it = std::lower_bound(classes_.begin(), classes_.end(), klass);
+    if (it == classes_.end() || *it != klass) return {};
+    const std::size_t c = static_cast<std::size_t>(it - classes_.begin());
+    return std::span(members_).subspan(offsets_[c], offsets_[c + 1] - offsets_[c]);
+  }
+
+ private:
+  std::size_t slot(ObjectIndex klass) const {
+    return static_cast<std::size_t>(std::lower_bound(classes_.begin(), classes_.end(), klass) -
+                                    classes_.begin());
+  }
+  std::vector<ObjectIndex> classes_;
+  std::vector<std::uint32_t> offsets_;
+  Column<ObjectIndex> members_;
+};
+
 }  // namespace
 
 // Peak memory, per object (n objects, all reachable at worst): the search
-// holds preorder, vertex, parent, semi, label and ancestor (24 bytes) and the
-// root-target bits; label and ancestor are freed before the results are
+// holds preorder, vertex, parent, semi, label and ancestor (24 bytes), the
+// root-target bits and, while semi-dominators are computed, each class's
+// instances (4); label and ancestor are freed before the results are
 // allocated, semi and the numbered idoms before retained sizes are, so the
 // result phase holds preorder, vertex, idom and retained (20 bytes). What is
 // kept is preorder, idom and retained (16).
@@ -78,14 +121,24 @@ DominatorTree::DominatorTree(const Heap& heap) {
     }
   }
   // Iterative DFS: the super-root's children are the root targets, in
-  // category order; an object's children are its references, in order. The
-  // current branch is walked back up through parent; semi[v] is how many of
-  // v's children were tried.
+  // category order; an object's children are its references, in order, then
+  // its class (Heap::class_edge). The current branch is walked back up
+  // through parent; semi[v] is how many of v's children were tried.
+  struct Children {
+    std::span<const ObjectIndex> refs;
+    ObjectIndex klass = kNoObject;
+    std::size_t size() const { return refs.size() + (klass != kNoObject); }
+    ObjectIndex operator[](std::size_t k) const { return k < refs.size() ? refs[k] : klass; }
+  };
+  auto children_of = [&](ObjectIndex object) {
+    return Children{heap.references(object), heap.class_edge(object)};
+  };
   auto children = [&](std::uint32_t v) {
-    return v == 0 ? std::span<const ObjectIndex>(root_targets) : heap.references(lt.vertex[v]);
+    return v == 0 ? Children{std::span<const ObjectIndex>(root_targets), kNoObject}
+                  : children_of(lt.vertex[v]);
   };
   std::uint32_t current = 0;
-  std::span<const ObjectIndex> current_children = children(0);
+  Children current_children = children(0);
   while (true) {
     if (lt.semi[current] == current_children.size()) {
       if (current == 0) break;
@@ -101,7 +154,7 @@ DominatorTree::DominatorTree(const Heap& heap) {
     lt.parent.push_back(current);
     lt.semi.push_back(0);
     current = number;
-    current_children = heap.references(child);
+    current_children = children_of(child);
   }
   std::vector<ObjectIndex>().swap(root_targets);
   const std::size_t count = lt.vertex.size();  // super-root included
@@ -110,6 +163,8 @@ DominatorTree::DominatorTree(const Heap& heap) {
   lt.label.resize(count);
   for (std::uint32_t v = 0; v < count; ++v) lt.semi[v] = lt.label[v] = v;
   lt.ancestor.assign(count, UINT32_MAX);
+  // A class's referrers through `class` are its instances.
+  const Instances instances(heap);
 
   for (std::uint32_t w = static_cast<std::uint32_t>(count) - 1; w >= 1; --w) {
     const ObjectIndex object = lt.vertex[w];
@@ -120,6 +175,9 @@ DominatorTree::DominatorTree(const Heap& heap) {
     if (is_root_target.test(object)) consider(0);
     for (ObjectIndex referrer : heap.referrers(object)) {
       if (preorder_[referrer] != kUnvisited) consider(preorder_[referrer]);
+    }
+    for (ObjectIndex instance : instances.of(object)) {
+      if (preorder_[instance] != kUnvisited) consider(preorder_[instance]);
     }
     lt.ancestor[w] = lt.parent[w];  // link(parent, w)
   }

@@ -197,6 +197,13 @@ class Heap {
   bool has_edges() const { return !c_.out_offsets.empty(); }
   std::span<const ObjectIndex> references(ObjectIndex i) const;
   std::span<const ObjectIndex> referrers(ObjectIndex i) const;
+  // The object's class as an edge (kNoObject when absent or IMEMO). Ruby
+  // marks an object's class, and through it a singleton class and all it
+  // holds (class_attribute values, singleton methods' closures), but the
+  // dump lists it as `class`, never among `references`: reachability, root
+  // paths and dominators follow it as one more reference, kept in the class
+  // column instead of the edge arrays (no bytes per object).
+  ObjectIndex class_edge(ObjectIndex i) const { return c_.class_index[i]; }
   const std::vector<RootCategory>& roots() const { return c_.roots; }
   const ShapeTable& shapes() const { return c_.shapes; }
   const GzipIndex* gzip_index() const { return c_.gzip_index.get(); }

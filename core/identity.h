@@ -50,4 +50,20 @@ class SameObject {
   static constexpr std::uint32_t kAbsent = UINT32_MAX;
 };
 
+// A slot reused by an object of the same type and class passes the contents
+// test when the contents appear or vanish in place (an empty Hash that
+// gained entries, a String that turned shared): the rule cannot tell those
+// from a new object at a dead one's address. Where `x` has edges, its
+// referrers can: an object that kept its identity is still held by an old
+// object (one `match` pairs with the other heap), while a new Hash of a new
+// record, or a new shared String of a new Hash, is held by new objects only.
+// Such lenient matches of x's objects (`match[i]`: y's object at i's
+// address) held by no matched object and no root are undone (set to
+// kNoObject), and so are shared Strings whose root holds other bytes than
+// the value y showed (one that turned shared in place gave its own bytes
+// to its root); returns how many. Decided on the matches as given, so the
+// order objects are visited in does not change the answer.
+std::size_t undo_unheld_lenient_matches(const IdentityRule& rule, const Heap& x, const Heap& y,
+                                        std::vector<ObjectIndex>& match);
+
 }  // namespace heapleak

@@ -48,7 +48,60 @@ EdgeName name_through(const Heap& heap, ObjectIndex slot_holder, ObjectIndex tar
   return match_slots(ivar_slots(heap, facts.shape_id), facts.references, heap.address(target));
 }
 
+// A CLASS's or MODULE's ivars before 4.0 (no IMEMO:fields): its references
+// follow the GC's marking order, superclass, method entries and call caches
+// (IMEMOs), ivars in shape order, constants (value, then the file that
+// defined it), then (3.3+) the class path String. Take out what is not an
+// ivar where the order pins it (the superclass, IMEMOs, a trailing String
+// holding the class's name), then match the rest against the shape's slots;
+// constants that remain make the answer candidates (match_class_slots).
+EdgeName name_through_class(const Heap& heap, ObjectIndex klass, ObjectIndex target) {
+  ShapeFacts facts = read_shape_facts(heap, klass);
+  if (!facts.ok || facts.too_complex) return {};
+  const IvarSlots slots = ivar_slots(heap, facts.shape_id);
+  if (!slots.known || slots.names.empty()) return {};
+  std::vector<Address> rest;
+  const auto& refs = facts.references;
+  for (std::size_t k = 0; k < refs.size(); ++k) {
+    const auto i = heap.find(refs[k]);
+    if (i && heap.type(*i) == ObjectType::kImemo) continue;
+    if (k == 0 && heap.type(klass) == ObjectType::kClass && i && is_class_like(heap.type(*i)))
+      continue;  // the superclass (or an included module's ICLASS)
+    rest.push_back(refs[k]);
+  }
+  // 3.2 keeps the class path as a hidden ivar (the first slot); 3.3+ marks
+  // it last, apart from the ivars.
+  const std::string_view name = heap.own_name(klass);
+  if (!rest.empty() && !name.empty() && !slots.names.front().empty()) {
+    const auto last = heap.find(rest.back());
+    if (last && heap.type(*last) == ObjectType::kString &&
+        heap.value_hash(*last) == fingerprint("\"" + std::string(name) + "\""))
+      rest.pop_back();
+  }
+  return match_class_slots(slots, rest, heap.address(target));
+}
+
 }  // namespace
+
+EdgeName match_class_slots(const IvarSlots& slots, std::span<const Address> references,
+                           Address target) {
+  const std::size_t n = slots.names.size();
+  if (references.size() <= n) return match_slots(slots, references, target);
+  // More references than slots: the tail holds constants. The k-th
+  // reference, if an ivar, sits in one of slots k .. n - 1; at k >= n it is
+  // a constant. Never exact: each may be a constant while ivars hold immediates.
+  EdgeName out;
+  std::vector<char> possible(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (references[k] != target) continue;
+    for (std::size_t s = k; s < n; ++s) possible[s] = 1;
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    if (possible[s] && !slots.names[s].empty()) out.names.push_back(slots.names[s]);
+  }
+  if (!out.names.empty()) out.kind = EdgeName::Kind::kCandidates;
+  return out;
+}
 
 IvarSlots ivar_slots(const Heap& heap, std::uint64_t shape_id) {
   IvarSlots slots;
@@ -128,6 +181,8 @@ EdgeName ivar_holding(const Heap& heap, ObjectIndex holder, ObjectIndex target) 
     // ivars, in slot order; the class is not among them.
     return name_through(heap, holder, target);
   }
+  if (heap.type(holder) == ObjectType::kClass || heap.type(holder) == ObjectType::kModule)
+    return name_through_class(heap, holder, target);
   return {};
 }
 

@@ -41,9 +41,17 @@ IvarSlots ivar_slots(const Heap& heap, std::uint64_t shape_id);
 // one slot for every position `target` appears at.
 EdgeName match_slots(const IvarSlots& slots, std::span<const Address> references, Address target);
 
+// The same for a class's or module's references before 4.0, once the ones
+// that are not ivars where the marking order pins them are taken out: what
+// is left may end with constants, so more references than slots give
+// candidates (the slot range each may sit in), never an exact name.
+EdgeName match_class_slots(const IvarSlots& slots, std::span<const Address> references,
+                           Address target);
+
 // How `holder` holds `target`: through an ivar of the holder itself (an
-// OBJECT) or of its 4.0 `IMEMO:fields` object (a class's ivars). kNone for
-// other holders (element of an Array/Hash, a class's method or constant),
+// OBJECT), of its 4.0 `IMEMO:fields` object (a class's ivars), or of a
+// class or module before 4.0 (its references in the GC's marking order,
+// name_through_class). kNone for other holders (element of an Array/Hash),
 // dumps without shapes, or when the dump file cannot be read back.
 EdgeName ivar_holding(const Heap& heap, ObjectIndex holder, ObjectIndex target);
 

@@ -208,6 +208,9 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
     match_later();
   }
   if (later_failed) std::rethrow_exception(later_failed);
+  // A slot of A reused in B by a new object whose contents only appeared
+  // (identity.h): new, when B's edges show no old object holding it.
+  undo_unheld_lenient_matches(old_rule, target, baseline, in_baseline);
   check_compaction("A (baseline)", "B (target)", std::min(baseline.size(), target.size()), matched,
                    diff.baseline_survival, diff);
   if (later) {

@@ -19,11 +19,14 @@ RootPaths::RootPaths(const Heap& heap) : parent_(heap.size(), kUnreached) {
   }
   for (std::size_t head = 0; head < queue.size(); ++head) {
     const ObjectIndex current = queue[head];
-    for (ObjectIndex next : heap.references(current)) {
-      if (parent_[next] != kUnreached) continue;
+    auto visit = [&](ObjectIndex next) {
+      if (parent_[next] != kUnreached) return;
       parent_[next] = current;
       queue.push_back(next);
-    }
+    };
+    for (ObjectIndex next : heap.references(current)) visit(next);
+    // After the references: a path names a reference over the class when both reach.
+    if (const ObjectIndex klass = heap.class_edge(current); klass != kNoObject) visit(klass);
   }
   reachable_ = queue.size();
 }

@@ -15,6 +15,7 @@ struct Graph {
   std::vector<std::vector<int>> edges;
   std::vector<std::vector<int>> roots;  // per category
   std::vector<int> memsize;
+  std::vector<int> klass;  // per vertex, the vertex that is its class (-1: none); empty: none
 };
 
 std::string addr(int v) { return format_address(0x1000 + 0x28 * static_cast<Address>(v)); }
@@ -30,8 +31,11 @@ std::shared_ptr<const Heap> to_heap(const Graph& g) {
   for (int v = 0; v < g.n; ++v) {
     std::vector<std::string> refs;
     for (int w : g.edges[v]) refs.push_back(addr(w));
-    lines.push_back(
-        object_line({addr(v), "ARRAY", "", refs, "\"memsize\":" + std::to_string(g.memsize[v])}));
+    // With classes, every vertex is a CLASS record so that any may be another's class.
+    const bool classes = !g.klass.empty();
+    const std::string klass = classes && g.klass[v] >= 0 ? addr(g.klass[v]) : "";
+    lines.push_back(object_line({addr(v), classes ? "CLASS" : "ARRAY", klass, refs,
+                                 "\"memsize\":" + std::to_string(g.memsize[v])}));
   }
   return load_text(join_lines(lines));
 }
@@ -51,7 +55,9 @@ std::vector<bool> reachable_without(const Graph& g, int removed) {
   while (!stack.empty()) {
     int v = stack.back();
     stack.pop_back();
-    for (int w : g.edges[v]) {
+    std::vector<int> next = g.edges[v];
+    if (!g.klass.empty() && g.klass[v] >= 0) next.push_back(g.klass[v]);
+    for (int w : next) {
       if (w != removed && !seen[w]) {
         seen[w] = true;
         stack.push_back(w);
@@ -144,6 +150,7 @@ Reference reference_dominators(const Heap& heap) {
   for (ObjectIndex i = 0; i < n; ++i) {
     const auto refs = heap.references(i);
     children[i].assign(refs.begin(), refs.end());
+    if (heap.class_edge(i) != kNoObject) children[i].push_back(heap.class_edge(i));  // an edge too
   }
   // Postorder numbers by an explicit-stack DFS.
   std::vector<std::uint32_t> post(n + 1, UINT32_MAX);
@@ -353,4 +360,47 @@ TEST_CASE("a long chain needs no recursion", "[dominators]") {
   CHECK(tree.retained(0) == 40ull * n);
   CHECK(tree.idom(n - 1) == static_cast<ObjectIndex>(n - 2));
   CHECK(tree.common_dominator(std::vector<ObjectIndex>{100, 5000}) == 100u);
+}
+
+// The class field is an edge (Heap::class_edge): a singleton class and what
+// it holds are dominated by its object, and a class every instance of which
+// sits under one object is dominated by that object.
+TEST_CASE("dominators follow the class field both ways", "[dominators]") {
+  auto heap = load_text(join_lines({
+      root_line("vm", {"0x10", "0x18"}),
+      object_line({"0x10", "CLASS", "0x40", {}, "\"name\":\"Object\""}),
+      object_line({"0x18", "ARRAY", "", {"0x20"}}),
+      object_line({"0x20", "OBJECT", "0x30", {}, "\"memsize\":40"}),
+      object_line({"0x30",
+                   "CLASS",
+                   "0x40",
+                   {"0x10", "0x20", "0x50"},
+                   "\"singleton\":true,\"memsize\":100"}),
+      object_line({"0x40", "CLASS", "", {"0x10"}, "\"name\":\"Class\""}),
+      object_line({"0x50", "HASH", "", {}, "\"memsize\":1000"}),
+  }));
+  const DominatorTree& tree = heap->dominators();
+  const ObjectIndex object = index_of(*heap, "0x20");
+  const ObjectIndex singleton = index_of(*heap, "0x30");
+  const ObjectIndex hash = index_of(*heap, "0x50");
+  REQUIRE(tree.reachable(singleton));
+  REQUIRE(tree.reachable(hash));
+  CHECK(tree.idom(singleton) == object);
+  CHECK(tree.idom(hash) == singleton);
+  CHECK(tree.retained(object) == 1140);
+  // Class is the class of Object (a root) and of the singleton: the super-root dominates it.
+  CHECK(tree.idom(index_of(*heap, "0x40")) == DominatorTree::kSuperRoot);
+}
+
+TEST_CASE("dominators with class edges match the brute force on random graphs", "[dominators]") {
+  std::mt19937 rng(2512);
+  for (int round = 0; round < 60; ++round) {
+    const int n = 4 + round % 12;
+    Graph g = random_graph(rng, n, 0.12, 1 + round % 3);
+    std::uniform_int_distribution<int> pick(-1, n - 1);
+    g.klass.resize(n);
+    for (int v = 0; v < n; ++v) g.klass[v] = pick(rng);
+    INFO("round " << round);
+    check_against_brute_force(g);
+  }
 }

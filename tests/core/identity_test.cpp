@@ -25,6 +25,17 @@ bool same(const std::string& x_line, const std::string& y_line, const std::strin
   return answer;
 }
 
+// b's objects matched to a's at the same address by the diff's rule (SameObject).
+std::vector<ObjectIndex> match_at_same_address(const IdentityRule& rule, const Heap& b,
+                                               const Heap& a) {
+  std::vector<ObjectIndex> match(b.size(), kNoObject);
+  const SameObject same(rule, b, a);
+  for (ObjectIndex i = 0; i < b.size(); ++i) {
+    if (auto j = a.find(b.address(i)); j && same(i, *j)) match[i] = *j;
+  }
+  return match;
+}
+
 }  // namespace
 
 TEST_CASE("class addresses may move: the class name decides", "[identity]") {
@@ -127,4 +138,79 @@ TEST_CASE("SameObject agrees with same_object on every address shared by two rea
       CHECK(matched > 0);
     }
   }
+}
+
+// Ruby 3.3+ puts small Hashes in a slot pool of their own: a new Hash of a new
+// record lands where A had an empty Hash, and a new shared String where A had
+// a dead String. The contents test passes (contents only appeared), but B's
+// edges show who holds them: new objects only, where an object that kept its
+// identity (an empty Hash that gained entries, a String that turned shared in
+// place) is still held by an old one.
+TEST_CASE("lenient matches held only by new objects are new", "[identity]") {
+  const std::string classes = join_lines(
+      {class_line("0x10", "User"), class_line("0x20", "Hash"), class_line("0x30", "String")});
+  auto a =
+      load_text(classes + "\n" +
+                join_lines({
+                    root_line("vm", {"0x100", "0x600"}),
+                    object_line({"0x100", "OBJECT", "0x10", {"0x200"}}),  // old User
+                    object_line({"0x200", "HASH", "0x20"}),               // empty, gains entries
+                    object_line({"0x300", "HASH", "0x20"}),               // empty, dies
+                    object_line({"0x400", "STRING", "0x30", {}, R"("value":"x")"}),  // dies
+                    object_line({"0x500", "STRING", "0x30", {}, R"("value":"y")"}),  // turns shared
+                    object_line({"0x600", "ARRAY", "", {"0x500"}}),
+                }));
+  auto b = load_text(classes + "\n" +
+                     join_lines({
+                         root_line("vm", {"0x100", "0x600", "0x700"}),
+                         object_line({"0x100", "OBJECT", "0x10", {"0x200"}}),
+                         object_line({"0x200", "HASH", "0x20", {"0x900"}}),  // kept its identity
+                         object_line({"0x300", "HASH", "0x20", {"0x900"}}),  // new, in a new User
+                         object_line({"0x400", "STRING", "0x30", {"0x900"}, R"("shared":true)"}),
+                         object_line({"0x500", "STRING", "0x30", {"0x900"}, R"("shared":true)"}),
+                         object_line({"0x600", "ARRAY", "", {"0x500"}}),
+                         object_line({"0x700", "OBJECT", "0x10", {"0x300", "0x400"}}),  // new User
+                         object_line({"0x900", "STRING", "0x30", {}, R"("value":"y")"}),
+                     }));
+  const auto rule = IdentityRule::between(*b, *a);
+  std::vector<ObjectIndex> match = match_at_same_address(rule, *b, *a);
+  auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
+  REQUIRE(matched("0x300"));  // the contents test alone cannot tell
+  REQUIRE(matched("0x400"));
+  CHECK(undo_unheld_lenient_matches(rule, *b, *a, match) == 2);
+  CHECK_FALSE(matched("0x300"));
+  CHECK_FALSE(matched("0x400"));
+  CHECK(matched("0x100"));
+  CHECK(matched("0x200"));  // held by the old User
+  CHECK(matched("0x500"));  // held by the old Array
+}
+
+// A new shared String (a substring kept in an old log Array) on the slot of a
+// dead String: its holder is old, but its root holds other bytes than A's
+// String had; one that turned shared in place gave its own bytes to its root.
+TEST_CASE("a shared String whose root holds other bytes is new", "[identity]") {
+  const std::string classes = class_line("0x30", "String");
+  auto a = load_text(classes + "\n" +
+                     join_lines({
+                         root_line("vm", {"0x600"}),
+                         object_line({"0x400", "STRING", "0x30", {}, R"("value":"tmp")"}),  // dies
+                         object_line({"0x500", "STRING", "0x30", {}, R"("value":"kept")"}),
+                         object_line({"0x600", "ARRAY", "", {"0x500"}}),
+                     }));
+  auto b = load_text(classes + "\n" +
+                     join_lines({
+                         root_line("vm", {"0x600"}),
+                         object_line({"0x400", "STRING", "0x30", {"0x800"}, R"("shared":true)"}),
+                         object_line({"0x500", "STRING", "0x30", {"0x900"}, R"("shared":true)"}),
+                         object_line({"0x600", "ARRAY", "", {"0x500", "0x400"}}),
+                         object_line({"0x800", "STRING", "", {}, R"("value":"GET /orders/17")"}),
+                         object_line({"0x900", "STRING", "", {}, R"("value":"kept")"}),
+                     }));
+  const auto rule = IdentityRule::between(*b, *a);
+  std::vector<ObjectIndex> match = match_at_same_address(rule, *b, *a);
+  auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
+  REQUIRE(matched("0x400"));
+  CHECK(undo_unheld_lenient_matches(rule, *b, *a, match) == 1);
+  CHECK_FALSE(matched("0x400"));  // held by the old Array, but other bytes
+  CHECK(matched("0x500"));        // turned shared in place: its root has its bytes
 }

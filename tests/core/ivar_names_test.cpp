@@ -221,3 +221,68 @@ TEST_CASE("bad shapes: huge ids, loops and missing parents name nothing, never c
   CHECK(d.name("0x20", "0x40").kind == EdgeName::Kind::kNone);  // a loop
   CHECK(d.name("0x30", "0x40").kind == EdgeName::Kind::kNone);  // parent 400 absent
 }
+
+// Before 4.0 a class's ivars are its own, and its references follow the GC's
+// marking order: superclass, method entries and call caches, ivars in shape
+// order, constants (value, defining file), then (3.3+) the class path; 3.2
+// keeps the class path as a hidden ivar instead. Records from wasm 3.2 and 3.3
+// (tests/rubies), trimmed.
+namespace {
+const char* kRuby33Class =
+    R"({"address":"0x1", "type":"SHAPE", "id":0, "depth":1, "shape_type":"ROOT", "edges":10, "memsize":168}
+{"address":"0x2", "type":"SHAPE", "id":226, "parent_id":0, "depth":2, "shape_type":"IVAR","edge_name":"@sessions", "edges":0, "memsize":24}
+{"address":"0x3", "type":"SHAPE", "id":225, "parent_id":0, "depth":2, "shape_type":"IVAR","edge_name":"@count", "edges":1, "memsize":24}
+{"address":"0x4", "type":"SHAPE", "id":227, "parent_id":225, "depth":3, "shape_type":"IVAR","edge_name":"@sessions", "edges":1, "memsize":24}
+{"address":"0x5", "type":"SHAPE", "id":228, "parent_id":227, "depth":4, "shape_type":"IVAR","edge_name":"@names", "edges":0, "memsize":24}
+{"type":"ROOT", "root":"vm", "references":["0x39afe68"]}
+{"address":"0x39afe68", "type":"CLASS", "shape_id":0, "slot_size":80, "name":"Object", "references":["0x48e8b64", "0x48e9000"], "memsize":160}
+{"address":"0x48e8b64", "type":"CLASS", "shape_id":226, "slot_size":80, "class":"0x48e8ac4", "superclass":"0x39afe68", "name":"SessionStore", "references":["0x39afe68", "0x48e8a74", "0x4a47c94"], "memsize":160}
+{"address":"0x48e8a74", "type":"HASH", "shape_id":0, "slot_size":80, "size":1, "memsize":80}
+{"address":"0x4a47c94", "type":"STRING", "shape_id":0, "slot_size":40, "fstring":true, "bytesize":12, "value":"SessionStore", "memsize":40}
+{"address":"0x48e9000", "type":"CLASS", "shape_id":228, "slot_size":80, "class":"0x48e8ac4", "superclass":"0x39afe68", "name":"Store", "references":["0x39afe68", "0x48e9050", "0x48e9100", "0x48e9150", "0x4a47e24", "0x48e9200", "0x4a47e24", "0x48e91a0"], "memsize":160}
+{"address":"0x48e9050", "type":"IMEMO", "shape_id":0, "slot_size":40, "imemo_type":"ment", "memsize":40}
+{"address":"0x48e9100", "type":"HASH", "shape_id":0, "slot_size":80, "size":1, "memsize":80}
+{"address":"0x48e9150", "type":"ARRAY", "shape_id":0, "slot_size":40, "length":0, "memsize":40}
+{"address":"0x4a47e24", "type":"STRING", "shape_id":0, "slot_size":40, "fstring":true, "bytesize":8, "value":"/p/ss.rb", "memsize":40}
+{"address":"0x48e9200", "type":"STRING", "shape_id":0, "slot_size":40, "bytesize":7, "value":"limit-6", "memsize":40}
+{"address":"0x48e91a0", "type":"STRING", "shape_id":0, "slot_size":40, "fstring":true, "bytesize":5, "value":"Store", "memsize":40}
+)";
+
+const char* kRuby32Class =
+    R"X({"address":"0x1", "type":"SHAPE", "id":0, "depth":1, "shape_type":"ROOT", "edges":10, "memsize":168}
+{"address":"0x2", "type":"SHAPE", "id":4, "parent_id":0, "depth":2, "shape_type":"IVAR","edge_name":"ID_INTERNAL(246)", "edges":3, "memsize":24}
+{"address":"0x3", "type":"SHAPE", "id":163, "parent_id":4, "depth":3, "shape_type":"IVAR","edge_name":"@sessions", "edges":0, "memsize":24}
+{"type":"ROOT", "root":"vm", "references":["0x25ef3c4"]}
+{"address":"0x25ef3c4", "type":"CLASS", "shape_id":4, "slot_size":20, "name":"Object", "references":["0x5ff1608"], "memsize":160}
+{"address":"0x5ff1608", "type":"CLASS", "shape_id":163, "slot_size":20, "class":"0x5ff15f4", "superclass":"0x25ef3c4", "name":"SessionStore", "references":["0x25ef3c4", "0x5ff6f68", "0x5ff1554"], "memsize":184}
+{"address":"0x5ff6f68", "type":"STRING", "shape_id":0, "slot_size":20, "bytesize":12, "value":"SessionStore", "memsize":20}
+{"address":"0x5ff1554", "type":"HASH", "shape_id":0, "slot_size":20, "size":1, "memsize":20}
+)X";
+}  // namespace
+
+TEST_CASE("a class's ivar before 4.0: named where the marking order pins it", "[ivar_names]") {
+  Loaded d33(kRuby33Class);
+  // One ivar, no constants: superclass, @sessions, class path.
+  const EdgeName sessions = d33.name("0x48e8b64", "0x48e8a74");
+  CHECK(sessions.kind == EdgeName::Kind::kExact);
+  CHECK(edge_suffix(sessions) == ".@sessions");
+  CHECK(d33.name("0x48e8b64", "0x4a47c94").kind == EdgeName::Kind::kNone);  // the class path
+
+  Loaded d32(kRuby32Class);  // the class path is 3.2's first (hidden) ivar
+  CHECK(edge_suffix(d32.name("0x5ff1608", "0x5ff1554")) == ".@sessions");
+  CHECK(d32.name("0x5ff1608", "0x5ff6f68").kind == EdgeName::Kind::kNone);
+}
+
+TEST_CASE("a class's ivars next to constants and immediates: candidates", "[ivar_names]") {
+  Loaded d(kRuby33Class);
+  // Store: @count 0, @sessions {}, @names [], LIMIT "limit-6" (its file
+  // string twice: two constants), a method entry. Five references left for
+  // three slots: constants follow, so nothing is exact.
+  const EdgeName hash = d.name("0x48e9000", "0x48e9100");
+  CHECK(hash.kind == EdgeName::Kind::kCandidates);
+  CHECK(edge_suffix(hash) == ".(one of @count, @sessions, @names)");
+  CHECK(edge_suffix(d.name("0x48e9000", "0x48e9150")) == ".(one of @sessions, @names)");
+  // Past the last slot: a constant's value or file, never an ivar.
+  CHECK(d.name("0x48e9000", "0x48e9200").kind == EdgeName::Kind::kNone);
+  CHECK(d.name("0x48e9000", "0x48e91a0").kind == EdgeName::Kind::kNone);
+}

@@ -57,3 +57,27 @@ TEST_CASE("a million-long chain needs no recursion", "[root_paths]") {
   REQUIRE(path);
   CHECK(path->path.size() == static_cast<std::size_t>(n + 1));
 }
+
+// Ruby marks an object's class through its `class` field, which the dump never
+// lists among `references`: a singleton class, and what its methods' closures
+// hold (ActiveSupport's class_attribute values), hang from the object only by it.
+TEST_CASE("the class field is an edge: a singleton class and what it holds are reachable",
+          "[root_paths]") {
+  auto heap = load_text(join_lines({
+      root_line("vm", {"0x10"}),
+      object_line({"0x10", "CLASS", "0x40", {"0x20"}, "\"name\":\"Object\""}),
+      object_line({"0x20", "CLASS", "0x30", {"0x10"}, "\"name\":\"Job\""}),
+      object_line({"0x30", "CLASS", "0x40", {"0x10", "0x20", "0x50"}, "\"singleton\":true"}),
+      object_line({"0x40", "CLASS", "", {"0x10"}, "\"name\":\"Class\""}),
+      object_line({"0x50", "HASH", "", {"0x70"}}),
+      object_line({"0x70", "STRING", ""}),
+  }));
+  const ObjectIndex hash = index_of(*heap, "0x50");
+  auto path = path_to_root(*heap, hash);
+  REQUIRE(path);
+  std::vector<Address> hops;
+  for (ObjectIndex i : path->path) hops.push_back(heap->address(i));
+  CHECK(hops == std::vector<Address>{0x10, 0x20, 0x30, 0x50});
+  CHECK(heap->root_paths().reachable(index_of(*heap, "0x70")));
+  CHECK(heap->root_paths().reachable(index_of(*heap, "0x40")));  // Class, through every class
+}

@@ -3,11 +3,11 @@
 
 Runs leaky.rb under CRuby VERSION (the wasm builds through run-ruby.mjs, or
 Debian's native ruby for 3.1), then asserts through the one-shot CLI and the
-daemon: explain's first leak reads "Hash in UserCache.@cache" on 4.0 (the
-class's ivars are in its IMEMO:fields object, whose shape names them) and
-"Hash in UserCache" before (3.2-3.4 list a class's ivars among its methods
-and constants: not named; 3.1 has no shapes); an OBJECT's ivar is named from
-3.2 on (Registry.@sets); no path has an IMEMO:fields hop or a VM internal
+daemon: explain's first leak reads "Hash in UserCache.@cache" from 3.2 on
+(4.0: the class's ivars are in its IMEMO:fields object, whose shape names
+them; 3.2-3.4: the class's own shape, its references in the GC's marking
+order) and "Hash in UserCache" on 3.1 (no shapes); an OBJECT's ivar is named
+from 3.2 on (Registry.@sets); no path has an IMEMO:fields hop or a VM internal
 first hop; `top` never has a fields object as a row nor counts one as a
 class; pathToRoot gives each hop's `via`; the Sets group as `Set` on every
 version (an OBJECT on 3.4, typed DATA on 4.0).
@@ -48,7 +48,7 @@ def write_dumps(rubies, work, version):
 def main():
     heapleak, heapleakd, rubies, work, version = sys.argv[1:6]
     shapes = version != "3.1"
-    class_ivars = version.split(".")[0] >= "4"  # 4.0+: named through IMEMO:fields
+    class_ivars = shapes  # 4.0+ through IMEMO:fields, 3.2-3.4 from the class's shape
     a, b, c = write_dumps(rubies, work, version)
 
     explain = json.loads(run([heapleak, "explain", a, b, c, "--json"]))

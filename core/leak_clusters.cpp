@@ -10,9 +10,9 @@
 #include "core/dominators.h"
 #include "core/growth_verdict.h"
 #include "core/identity.h"
-#include "core/leak_shape.h"
 #include "core/later_holders.h"
 #include "core/leak_folding.h"
+#include "core/leak_shape.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
 
@@ -190,7 +190,8 @@ std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, con
                                      bool by_length) {
   if (!other) return std::nullopt;
   const auto j = other->find(target.address(holder));
-  if (!j || (!same_container(target, holder, *other, *j) && !same_thread(target, holder, *other, *j)))
+  if (!j ||
+      (!same_container(target, holder, *other, *j) && !same_thread(target, holder, *other, *j)))
     return std::nullopt;
   if (by_length) {
     auto length = other->length(*j);

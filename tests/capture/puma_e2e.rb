@@ -38,19 +38,27 @@ begin
   end
 
   stop_load = false
+  # A connection per request: a kept-alive one stays on one worker, and the
+  # worker captured must see requests.
   load = Thread.new do
-    http = Net::HTTP.start("127.0.0.1", port)
     n = 0
     until stop_load
       t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      http.get(n.even? ? "/order" : "/product")
+      Net::HTTP.start("127.0.0.1", port) { |http| http.get(n.even? ? "/order" : "/product") }
       samples << [t0, Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0]
       n += 1
     end
-    http.finish
   end
 
-  worker = workers.first
+  # The worker that serves: the one whose request counter moves.
+  worker = wait_until("a worker counting requests", 60) do
+    ticks = workers.to_h do |pid|
+      status_text, = capture("status", pid.to_s, "--dir", sockets, "--json")
+      [pid, (JSON.parse(status_text)["ticks"] rescue 0)]
+    end
+    best = ticks.max_by { |_, n| n }
+    best[1] >= 20 && best[0]
+  end
   t_fork0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   stdout, stderr, code = capture("series", worker.to_s, "--dir", sockets, "--out", out, "--every", "100",
                                  "--trace", "--mode", "fork", "--timeout", "120")

@@ -1,7 +1,9 @@
-// heapleak-parse-only [--dom] FILE: the floor for loading a plain dump. Reads
-// the file in 4 MiB blocks and parses every line, keeping nothing: by default
-// simdjson On Demand visiting every key (values skipped, as cheap as a pass
-// can be), with --dom a full DOM parse that validates every value.
+// heapleak-parse-only [--dom | --records full|identity] FILE: the floor for
+// loading a plain dump. Reads the file in 4 MiB blocks and parses every line,
+// keeping nothing: by default simdjson On Demand visiting every key (values
+// skipped, as cheap as a pass can be), with --dom a full DOM parse that
+// validates every value, with --records heapleak's own RecordParser in that
+// load mode: the parse a load does, without building anything.
 // Prints MB/s and lines.
 #include <simdjson.h>
 
@@ -11,12 +13,22 @@
 #include <string>
 #include <vector>
 
+#include "core/record_parser.h"
+
 int main(int argc, char** argv) {
   const bool dom = argc == 3 && std::string(argv[1]) == "--dom";
-  if (argc != 2 && !dom) {
-    std::fprintf(stderr, "usage: heapleak-parse-only [--dom] FILE (plain, not gzip)\n");
+  const bool records = argc == 4 && std::string(argv[1]) == "--records" &&
+                       (std::string(argv[2]) == "full" || std::string(argv[2]) == "identity");
+  if (argc != 2 && !dom && !records) {
+    std::fprintf(stderr,
+                 "usage: heapleak-parse-only [--dom | --records full|identity] FILE (plain, not "
+                 "gzip)\n");
     return 2;
   }
+  heapleak::RecordParser record_parser(records && std::string(argv[2]) == "identity"
+                                           ? heapleak::LoadMode::kIdentityOnly
+                                           : heapleak::LoadMode::kFull);
+  heapleak::DumpRecord record;
   const char* path = argv[argc - 1];
   std::FILE* file = std::fopen(path, "rb");
   if (!file) {
@@ -45,6 +57,14 @@ int main(int argc, char** argv) {
         if (line == end) break;
       }
       ++lines;
+      if (records) {
+        record_parser.parse(line, newline - line, buffer.data() + buffer.size() - line, record);
+        if (record.kind == heapleak::RecordKind::kBroken) ++broken;
+        fields += record.references.size();
+        line = newline + 1;
+        if (line >= end) break;
+        continue;
+      }
       if (dom) {
         simdjson::dom::element element;
         if (dom_parser.parse(line, newline - line, false).get(element)) ++broken;
@@ -81,6 +101,9 @@ int main(int argc, char** argv) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf("parse-only%s: %zu bytes, %zu lines, %zu fields, %zu broken, %.3f s, %.0f MB/s\n",
-              dom ? " (dom)" : "", bytes, lines, fields, broken, seconds, bytes / 1e6 / seconds);
+              dom       ? " (dom)"
+              : records ? " (records)"
+                        : "",
+              bytes, lines, fields, broken, seconds, bytes / 1e6 / seconds);
   return 0;
 }

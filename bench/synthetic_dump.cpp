@@ -3,10 +3,13 @@
 // benchmarks and tests need not run Ruby for hours. See bench/README.md.
 //
 //   heapleak-synth --out DIR [--objects N | --bytes SIZE] [--seed S] [--traced]
-//                  [--leak-fraction F] [--single]
+//                  [--leak-fraction F] [--single] [--leak NAME]...
 //
 // Writes DIR/A.json, B.json, C.json (or only DIR/B.json with --single) and
-// DIR/truth.json: {holder, holderClass, leaked: {count, addresses}, objects}.
+// DIR/truth.json: {holder, holderClass, leaked: {count, addresses}, objects,
+// leaks: [{holderClass, holder, count}]}. Each --leak NAME is a leak of its
+// own: a holder class NAME with its own Hash gaining items (default: one,
+// LeakHolder), so a fleet of workers can share some leaks and not others.
 //
 // The model: a Ruby 3.1 process. Records come page by page (409 slots of
 // 40 bytes per 16 KiB page, ~8% of slots free), ascending within a page and
@@ -20,6 +23,7 @@
 // transient strings are garbage nobody references. The leak is the iteration-2 items: new in B,
 // alive in C, held by LeakHolder's Hash.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -173,7 +177,8 @@ struct Options {
   std::uint64_t seed = 42;
   bool traced = false;
   bool single = false;
-  double leak_fraction = 0.01;
+  double leak_fraction = 0.01;     // per leak
+  std::vector<std::string> leaks;  // holder class names; empty: {"LeakHolder"}
 };
 
 struct Layout {
@@ -194,7 +199,16 @@ class Writer {
 
   std::uint64_t objects() const { return objects_; }
   std::uint64_t class_address(std::uint32_t k) const { return slot_address(kClassBase, k); }
-  std::uint64_t holder_hash() const { return class_address(class_count() + l_.modules); }
+  std::size_t leak_count() const { return o_.leaks.size(); }
+  // Leak j's holder Hash (its class's @cache), then the holder classes of
+  // leaks 1.. (leak 0's is the core class LeakHolder), after the modules.
+  std::uint64_t holder_hash(std::size_t j = 0) const {
+    return class_address(class_count() + l_.modules + static_cast<std::uint32_t>(j));
+  }
+  std::uint32_t holder_class(std::size_t j) const {
+    return j == 0 ? kLeakHolder
+                  : class_count() + l_.modules + static_cast<std::uint32_t>(leak_count() + j - 1);
+  }
   std::uint32_t class_count() const { return kCoreCount + l_.app_classes; }
   std::uint64_t registry_address(std::uint64_t r) const {
     return slot_address(kRegistryBase, 1 + r);
@@ -294,7 +308,9 @@ class Writer {
         out_.hex(super);
       }
       out_.s(", \"name\":\"");
-      if (k < kCoreCount) {
+      if (k == kLeakHolder) {
+        out_.s(o_.leaks.front());
+      } else if (k < kCoreCount) {
         out_.s(kCoreNames[k]);
       } else {
         out_.s("App::Model");
@@ -304,9 +320,11 @@ class Writer {
       r.clear();
       if (k != kBasicObject) r.push_back(class_address(k == kObject ? kBasicObject : kObject));
       // Object's constant table holds every named class and module.
-      if (k == kObject)
+      if (k == kObject) {
         for (std::uint32_t j = 0; j < n + l_.modules; ++j)
           if (j != kObject) r.push_back(class_address(j));
+        for (std::size_t j = 1; j < leak_count(); ++j) r.push_back(class_address(holder_class(j)));
+      }
       if (k == kLeakHolder) r.push_back(holder_hash());  // @cache
       refs(r.data(), r.size());
       memsize(k == kObject ? 9000 : 400 + (k % 7) * 48);
@@ -318,18 +336,36 @@ class Writer {
       out_.c('"');
       memsize(200 + (m % 5) * 40);
     }
-    // LeakHolder.@cache: gains leak items every iteration (size L, 2L, 3L).
-    head(holder_hash(), "HASH", class_address(kHash));
-    const std::uint64_t size = l_.leak_items * static_cast<std::uint64_t>(iter_);
-    out_.s(", \"size\":");
-    out_.u(size);
-    r.clear();
-    for (int it = 1; it <= iter_; ++it)
-      for (std::uint64_t item = 0; item < l_.leak_items; ++item)
-        r.push_back(leak_address(it, item, 0));
-    refs(r.data(), r.size());
-    site("app/services/leak_holder.rb", 7, "<class:LeakHolder>", 3);
-    memsize(size <= 8 ? 168 : 168 + size * 24);
+    for (std::size_t j = 1; j < leak_count(); ++j) {
+      const std::uint64_t super = class_address(kObject);
+      head(class_address(holder_class(j)), "CLASS", class_address(kClass));
+      out_.s(", \"superclass\":");
+      out_.hex(super);
+      out_.s(", \"name\":\"");
+      out_.s(o_.leaks[j]);
+      out_.c('"');
+      std::uint64_t cr[] = {super, holder_hash(j)};  // @cache
+      refs(cr, 2);
+      memsize(400);
+    }
+    // Each holder's @cache: gains leak items every iteration (size L, 2L, 3L).
+    for (std::size_t j = 0; j < leak_count(); ++j) {
+      head(holder_hash(j), "HASH", class_address(kHash));
+      const std::uint64_t size = l_.leak_items * static_cast<std::uint64_t>(iter_);
+      out_.s(", \"size\":");
+      out_.u(size);
+      r.clear();
+      for (int it = 1; it <= iter_; ++it)
+        for (std::uint64_t item = 0; item < l_.leak_items; ++item)
+          r.push_back(leak_address(it, leak_item(j, item), 0));
+      refs(r.data(), r.size());
+      site("app/services/leak_holder.rb", 7, "<class:LeakHolder>", 3);
+      memsize(size <= 8 ? 168 : 168 + size * 24);
+    }
+  }
+  // Leak j's item `item`: the leaks share each iteration's region, one after another.
+  std::uint64_t leak_item(std::size_t j, std::uint64_t item) const {
+    return j * l_.leak_items + item;
   }
 
   // One application unit at slot `slot` of the unit region, `k` its index.
@@ -503,9 +539,13 @@ class Writer {
   }
 
   void write_leaks() {
+    for (std::size_t j = 0; j < leak_count(); ++j) write_leak(j);
+  }
+  void write_leak(std::size_t j) {
     for (int it = 1; it <= iter_; ++it) {
       const std::uint32_t generation = 100 + 10 * it;
-      for (std::uint64_t item = 0; item < l_.leak_items; ++item) {
+      for (std::uint64_t n = 0; n < l_.leak_items; ++n) {
+        const std::uint64_t item = leak_item(j, n);
         Rng rng(o_.seed ^ (item * 31 + it) * 0x9e3779b97f4a7c15ULL);
         const std::uint64_t a[kLeakItemObjects] = {
             leak_address(it, item, 0), leak_address(it, item, 1), leak_address(it, item, 2),
@@ -612,9 +652,10 @@ std::uint64_t parse_size(const char* text) {
 }
 
 [[noreturn]] void usage() {
-  std::fprintf(stderr,
-               "usage: heapleak-synth --out DIR [--objects N | --bytes SIZE(K|M|G)] [--seed S]\n"
-               "                      [--traced] [--leak-fraction F] [--single]\n");
+  std::fprintf(
+      stderr,
+      "usage: heapleak-synth --out DIR [--objects N | --bytes SIZE(K|M|G)] [--seed S]\n"
+      "                      [--traced] [--leak-fraction F] [--single] [--leak NAME]...\n");
   std::exit(2);
 }
 
@@ -642,10 +683,25 @@ int main(int argc, char** argv) {
       o.single = true;
     else if (a == "--leak-fraction")
       o.leak_fraction = std::strtod(value(), nullptr);
+    else if (a == "--leak")
+      o.leaks.push_back(value());
     else
       usage();
   }
   if (o.out.empty() || (o.objects == 0 && o.bytes == 0)) usage();
+  if (o.leaks.empty()) o.leaks.push_back(kCoreNames[kLeakHolder]);
+  for (const auto& name : o.leaks) {
+    // A Ruby constant name, so the dump's JSON needs no escaping.
+    const bool constant =
+        !name.empty() && name[0] >= 'A' && name[0] <= 'Z' &&
+        std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+        });
+    if (!constant || o.leaks.size() > 16) {
+      std::fprintf(stderr, "heapleak-synth: --leak takes a class name (at most 16 leaks)\n");
+      return 2;
+    }
+  }
   if (o.leak_fraction < 0 || o.leak_fraction > 0.5) {
     std::fprintf(stderr, "heapleak-synth: --leak-fraction must be within 0..0.5\n");
     return 2;
@@ -711,7 +767,14 @@ int main(int argc, char** argv) {
     const std::uint64_t item = k * (l.leak_items / samples);
     std::fprintf(t, "%s\"0x%" PRIx64 "\"", k ? "," : "", Writer::leak_address(2, item, 0));
   }
-  std::fprintf(t, "]}}\n");
+  std::fprintf(t, "]},\"leaks\":[");
+  for (std::size_t j = 0; j < o.leaks.size(); ++j)
+    std::fprintf(t, "%s{\"holderClass\":\"%s\",\"holder\":\"0x%" PRIx64 "\",\"count\":%" PRIu64 "}",
+                 j ? "," : "", o.leaks[j].c_str(),
+                 slot_address(kClassBase, kCoreCount + l.app_classes + l.modules +
+                                              static_cast<std::uint32_t>(j)),
+                 l.leak_items * kLeakItemObjects);
+  std::fprintf(t, "]}\n");
   std::fclose(t);
   std::fprintf(stderr, "heapleak-synth: %" PRIu64 " objects in B, %.0f MB in %.1f s (%.0f MB/s)\n",
                objects_b, total_bytes / 1e6, secs, total_bytes / 1e6 / secs);

@@ -16,6 +16,10 @@ constexpr off_t kMaxManifestBytes = 1 << 20;
 
 }  // namespace
 
+std::string process_key(const DumpManifest& manifest) {
+  return manifest.hostname + "/" + std::to_string(manifest.pid) + "/" + manifest.started_at;
+}
+
 std::string manifest_path_for(const std::string& dump_path) {
   std::string stem = dump_path;
   if (ends_with(stem, ".gz")) stem.resize(stem.size() - 3);
@@ -39,7 +43,7 @@ std::optional<DumpManifest> read_manifest_for(const std::string& dump_path) {
   DumpManifest manifest;
   manifest.path = path;
   std::int64_t pid = 0;
-  std::string_view started_at, hostname, mode;
+  std::string_view started_at, hostname, mode, dumped_at;
   std::uint64_t gc_count = 0, compact_count = 0;
   if (root["process"]["pid"].get(pid) || root["process"]["started_at"].get(started_at) ||
       root["gc"]["count"].get(gc_count) || root["gc"]["compact_count"].get(compact_count))
@@ -50,6 +54,7 @@ std::optional<DumpManifest> read_manifest_for(const std::string& dump_path) {
   manifest.compact_count = compact_count;
   if (!root["process"]["hostname"].get(hostname)) manifest.hostname = std::string(hostname);
   if (!root["capture"]["mode"].get(mode)) manifest.mode = std::string(mode);
+  if (!root["capture"]["started_at"].get(dumped_at)) manifest.dumped_at = std::string(dumped_at);
   return manifest;
 }
 

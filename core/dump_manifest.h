@@ -19,7 +19,14 @@ struct DumpManifest {
   std::uint64_t gc_count = 0;
   std::uint64_t compact_count = 0;
   std::string mode;  // fork or inline
+  // When the dump began (capture.started_at, ISO 8601 UTC); "" when absent.
+  std::string dumped_at;
 };
+
+// The process a manifest names, as one key ("host/pid/start"): two dumps
+// whose keys differ are not from one process (the series checks) and are not
+// one series (heapleak fleet). A pid alone repeats across hosts and restarts.
+std::string process_key(const DumpManifest& manifest);
 
 // The manifest's path for a dump: A.json.gz and A.json -> A.manifest.json.
 std::string manifest_path_for(const std::string& dump_path);

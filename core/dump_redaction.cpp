@@ -19,7 +19,7 @@ namespace heapleak {
 namespace {
 
 Error write_error(const std::string& path, int err) {
-  return Error{ErrorReason::kNotReadable, "cannot write " + path + ": " + std::strerror(err)};
+  return Error{ErrorReason::kNotWritable, "cannot write " + path + ": " + std::strerror(err)};
 }
 
 // The output file: plain write(2) or zlib's gz* on the same descriptor.
@@ -43,7 +43,7 @@ class Sink {
         int zerr = 0;
         const char* message = gzerror(gz_, &zerr);
         return Error{
-            ErrorReason::kNotReadable,
+            ErrorReason::kNotWritable,
             "cannot write " + path_ + ": " + (zerr == Z_ERRNO ? std::strerror(errno) : message)};
       }
       return std::nullopt;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 
 #include "core/dump_manifest.h"
 
@@ -83,7 +84,7 @@ void check_pair_by_manifests(const Dump& x, const Dump& y, SeriesCheck& out) {
     return "pid " + std::to_string(m.pid) + (m.hostname.empty() ? "" : " on " + m.hostname) +
            " started " + m.started_at;
   };
-  if (mx.pid != my.pid || mx.started_at != my.started_at || mx.hostname != my.hostname) {
+  if (process_key(mx) != process_key(my)) {
     out.findings.push_back({SeriesProblem::kOtherProcess, x.letter, y.letter,
                             names + " are not from one process: their manifests say " +
                                 process(mx) + " and " + process(my) +
@@ -158,15 +159,16 @@ bool SeriesCheck::broken() const {
   });
 }
 
-SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted) {
+namespace {
+
+// Every consecutive pair of `heaps`, named `letters` in the messages.
+SeriesCheck check_named(std::span<const Heap* const> heaps, const std::vector<std::string>& letters,
+                        bool compacted) {
   std::vector<Dump> dumps;
-  auto dump = [](const Heap& heap, const char* letter) {
-    return Dump{&heap, letter, pages_of(heap), newest_generation(heap),
-                read_manifest_for(heap.report().path)};
-  };
-  dumps.push_back(dump(a, "A"));
-  dumps.push_back(dump(b, "B"));
-  if (c) dumps.push_back(dump(*c, "C"));
+  for (std::size_t k = 0; k < heaps.size(); ++k) {
+    dumps.push_back(Dump{heaps[k], letters[k], pages_of(*heaps[k]), newest_generation(*heaps[k]),
+                         read_manifest_for(heaps[k]->report().path)});
+  }
   SeriesCheck out;
   // The diff's compaction flag covers the whole series: said once, for the
   // pair it is about only when the other pair is clean.
@@ -181,11 +183,24 @@ SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compa
   }
   // The manifests' compact_count is the truth where every pair has them.
   if (compacted && !out.broken() && !all_by_manifest) {
-    out.findings.push_back({SeriesProblem::kCompacted, "A", c ? "C" : "B",
+    out.findings.push_back({SeriesProblem::kCompacted, letters.front(), letters.back(),
                             "the dumps are one process, compacted between them (GC.compact or "
                             "auto_compact moved objects)"});
   }
   return out;
+}
+
+}  // namespace
+
+SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted) {
+  if (!c) return check_named(std::vector<const Heap*>{&a, &b}, {"A", "B"}, compacted);
+  return check_named(std::vector<const Heap*>{&a, &b, c}, {"A", "B", "C"}, compacted);
+}
+
+SeriesCheck check_series_of(std::span<const Heap* const> heaps, bool compacted) {
+  std::vector<std::string> letters;
+  for (std::size_t k = 0; k < heaps.size(); ++k) letters.push_back("D" + std::to_string(k + 1));
+  return check_named(heaps, letters, compacted);
 }
 
 void add_series_warnings(const SeriesCheck& check, std::vector<std::string>& warnings) {

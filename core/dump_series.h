@@ -6,6 +6,7 @@
 // times, before an earlier one's). Cheap: one pass over each heap's addresses.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct SeriesCheck {
 // one series. A pair whose dumps both have a capture manifest is judged by
 // the manifests (pid and start time, GC count, compact_count) instead.
 SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted);
+// The same over a series D1..DN (explain's, core/series_growth.h): every
+// consecutive pair, the dumps named D1, D2, ... in the findings.
+SeriesCheck check_series_of(std::span<const Heap* const> heaps, bool compacted);
 
 // Adds the findings to a diff's warnings; when a pair is from another
 // process, the diff's "look compacted" warning (the same symptom: few objects

@@ -22,6 +22,7 @@ enum class ErrorReason {
   kCancelled,
   kOverBudget,
   kDumpChanged,
+  kNotWritable,  // an output file (heapleak redact's copy); never a daemon reply
 };
 
 // camelCase names used on the wire (`data.reason`) and in CLI messages.
@@ -69,6 +70,8 @@ inline const char* reason_name(ErrorReason reason) {
       return "overBudget";
     case ErrorReason::kDumpChanged:
       return "dumpChanged";
+    case ErrorReason::kNotWritable:
+      return "notWritable";
   }
   return "unknown";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/dominators.h"
 #include "core/identity.h"
 #include "core/leak_clusters.h"
 
@@ -23,10 +24,25 @@ bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
   return false;
 }
 
+bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
+                   std::uint64_t retained) {
+  if (!later || holder == kNoObject || !target.has_edges()) return false;
+  const auto refs = target.references(holder);
+  if (refs.empty()) return false;
+  const ObjectIndex entry = refs.front();
+  const DominatorTree& tree = target.dominators();
+  if (!tree.reachable(entry) || 2 * tree.retained(entry) < retained) return false;
+  const auto j = later->find(target.address(holder));
+  if (!j || later->first_ref(*j) == target.first_ref(holder)) return false;
+  const auto gone = later->find(target.address(entry));
+  return !gone || !same_container(target, entry, *later, *gone);
+}
+
 bool looks_bounded(const Growth& growth) {
-  if (!growth.target || !growth.later) return false;
+  if (growth.rebuilt || !growth.target || !growth.later) return false;
   const std::uint64_t b = *growth.target, c = *growth.later;
   if (c <= b) return true;
+  if (growth.stack && c - b <= std::max<std::uint64_t>(8, b / 10)) return true;
   if (!growth.baseline) return false;
   const std::uint64_t a = *growth.baseline;
   // A dip in B, then back near where it was: churn around a cap. A slow but

@@ -25,9 +25,22 @@ bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
 // it evicts (an append-only leak keeps every entry). False without `later`.
 bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later);
 
+// The holder keeps the leak through one entry that is rebuilt, not grown: its
+// first reference in B holds most of the leaked bytes (`retained`, by B's
+// dominator tree) and is gone by C (so it is no leaked object itself), where the holder's first
+// reference is another object. ActiveSupport's set_callback replaces a class's CallbackChain with a
+// grown copy on every call: the `__callbacks` Hash keeps one key, so its size (1 -> 1 -> 1) cannot
+// say whether it grew. An LRU that evicted its first key does not qualify: that key holds little of
+// the leak.
+bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
+                   std::uint64_t retained);
+
 // The growth says "bounded": C not above B; or C back within a tolerance of
 // the larger of A and B after a dip; or a container that evicts and whose
-// growth slowed down sharply from A->B to B->C (it reached its cap).
+// growth slowed down sharply from A->B to B->C (it reached its cap). A
+// Thread's or Fiber's references include the values its stack holds at the
+// moment of the dump (167 -> 169 -> 173 for an idle Puma pool thread): a
+// few more in C than in B (up to max(8, B/10)) is that stack, not growth.
 bool looks_bounded(const Growth& growth);
 
 }  // namespace heapleak

@@ -15,6 +15,7 @@
 #include "core/leak_shape.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
+#include "core/series_growth.h"
 
 namespace heapleak {
 namespace {
@@ -169,8 +170,9 @@ Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& 
       if (k + 1 < vias.size() && vias[k + 1].kind == EdgeName::Kind::kExact &&
           vias[k + 1].names.size() == 1)
         ivar = vias[k + 1].names.front();
-      return Reach{type == ObjectType::kClass ? "class" : "module", std::string(heap.own_name(y)),
-                   root, ivar};
+      const std::string_view own = heap.own_name(y);
+      return Reach{type == ObjectType::kClass ? "class" : "module",
+                   is_address_name(own) ? class_label(heap, y) : std::string(own), root, ivar};
     }
     if (type == ObjectType::kData && heap.class_name(y) == "Thread") {
       return Reach{"thread", "Thread " + format_address(heap.address(y)), root, ""};
@@ -183,24 +185,6 @@ Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& 
   return reach;
 }
 
-// The holder's size in another dump, when the same container is there (by
-// same_container: an LRU that evicted its first key is still the LRU, and
-// its growth must be read for "bounded" to fire).
-std::optional<std::uint64_t> size_in(const Heap& target, ObjectIndex holder, const Heap* other,
-                                     bool by_length) {
-  if (!other) return std::nullopt;
-  const auto j = other->find(target.address(holder));
-  if (!j ||
-      (!same_container(target, holder, *other, *j) && !same_thread(target, holder, *other, *j)))
-    return std::nullopt;
-  if (by_length) {
-    auto length = other->length(*j);
-    return length ? std::optional<std::uint64_t>(*length) : std::nullopt;
-  }
-  auto count = other->record_reference_count(*j);  // any holder kind, any load
-  return count ? std::optional<std::uint64_t>(*count) : std::nullopt;
-}
-
 Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, ObjectIndex holder) {
   Growth growth;
   if (holder == kNoObject) return growth;
@@ -209,10 +193,14 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
                  : target.type(holder) == ObjectType::kHash   ? "size"
                  : target.type(holder) == ObjectType::kString ? "bytesize"
                                                               : "length";
-  growth.target = by_length ? std::optional<std::uint64_t>(*target.length(holder))
-                            : std::optional<std::uint64_t>(target.record_reference_count(holder));
-  growth.baseline = size_in(target, holder, &baseline, by_length);
-  growth.later = size_in(target, holder, later, by_length);
+  // Read as a series over N dumps reads it (series_growth.h): by the same
+  // container at the holder's address, an LRU that evicted its first key
+  // still being the LRU, so that "bounded" can fire.
+  growth.stack = !by_length && target.type(holder) == ObjectType::kData &&
+                 (target.class_name(holder) == "Thread" || target.class_name(holder) == "Fiber");
+  growth.target = size_in_dump(target, holder, target);
+  growth.baseline = size_in_dump(target, holder, baseline);
+  if (later) growth.later = size_in_dump(target, holder, *later);
   // Whether it evicts matters only to a growth that slowed down: look then only
   // (a look is a search in C per reference of the holder).
   const auto& [a, b, c] = std::tie(growth.baseline, growth.target, growth.later);
@@ -499,7 +487,10 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     if (cluster.holder != kNoObject) {
       cluster.path = target.root_paths().path_to(target, cluster.holder);
       root = cluster.path.root;
-      holder_name = ruby_name(target, cluster.holder);
+      const ObjectType holder_type = target.type(cluster.holder);
+      holder_name = holder_type == ObjectType::kClass || holder_type == ObjectType::kModule
+                        ? class_label(target, cluster.holder)
+                        : ruby_name(target, cluster.holder);
       cluster.vias = path_vias(target, cluster.path.path, &via_memo);
       cluster.reach = reach_of(target, cluster, root, cluster.vias);
     }
@@ -525,6 +516,10 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     // last VM hop under it (a Proc's env, a class's method table).
     cluster.growth = growth_of(baseline, target, later,
                                cluster.hops.empty() ? cluster.holder : cluster.hops.back());
+    if (looks_bounded(cluster.growth))  // only then: a search in C
+      cluster.growth.rebuilt =
+          rebuilt_entry(target, cluster.hops.empty() ? cluster.holder : cluster.hops.back(), later,
+                        cluster.retained);
     cluster.classes = cluster_classes(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);

@@ -38,7 +38,9 @@ struct Reach {
 struct Growth {
   std::string field;  // length|size|references
   std::optional<std::uint64_t> baseline, target, later;
-  bool drops = false;  // some of its entries in B are gone by C: it evicts (growth_verdict.h)
+  bool drops = false;    // some of its entries in B are gone by C: it evicts (growth_verdict.h)
+  bool rebuilt = false;  // its entry holding the leak was replaced by a copy: size says nothing
+  bool stack = false;    // a Thread or Fiber: its references include its stack (growth_verdict.h)
 };
 
 struct SiteCount {
@@ -76,6 +78,10 @@ struct LeakCluster {
   std::vector<std::string> path_names;  // "ROOT cat", then each path object (naming.h path_names)
   NoiseReason noise = NoiseReason::kNone;
   std::string block;  // where the Procs it holds were defined (leak_shape.h block_of), or ""
+  // explain over N >= 4 dumps (series_growth.h): growth.field's value and
+  // the growth object's own bytes in each dump D1..DN, nullopt where that
+  // container is not there; empty with fewer dumps.
+  std::vector<std::optional<std::uint64_t>> series, series_bytes;
 };
 
 struct LeakClusters {

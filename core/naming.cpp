@@ -29,18 +29,25 @@ std::string attached_name(const Heap& heap, ObjectIndex singleton, ObjectIndex o
 std::string class_name_at(const Heap& heap, ObjectIndex klass, int depth) {
   if (klass == kNoObject) return "";
   const std::string_view own = heap.own_name(klass);
-  if (!own.empty()) return std::string(own);
-  if (heap.type(klass) != ObjectType::kClass || depth >= 3) return anonymous(heap, klass);
+  // Ruby 3.1 writes an anonymous class's temporary path as its name
+  // (`#<Class:0x0000...>`): not a name, so a singleton class is still told.
+  if (!own.empty() && !is_address_name(own)) return std::string(own);
+  const auto unnamed = [&] { return own.empty() ? anonymous(heap, klass) : std::string(own); };
+  if (heap.type(klass) != ObjectType::kClass || depth >= 3) return unnamed();
   // A singleton class references the object it is attached to, whose class
   // it is; an anonymous class does not reference its instances.
   for (ObjectIndex target : heap.references(klass)) {
     if (target != klass && heap.class_index(target) == klass)
       return "#<Class:" + attached_name(heap, klass, target, depth) + ">";
   }
-  return anonymous(heap, klass);
+  return unnamed();
 }
 
 }  // namespace
+
+bool is_address_name(std::string_view name) {
+  return name.starts_with("#<Class:0x") || name.starts_with("#<Module:0x");
+}
 
 std::string ruby_class_name(const Heap& heap, ObjectIndex klass) {
   return class_name_at(heap, klass, 0);

@@ -22,6 +22,10 @@ namespace heapleak {
 // heaps loaded without references name them `#<Class:0x...>`.
 std::string ruby_name(const Heap& heap, ObjectIndex i);
 
+// `#<Class:0x...>`/`#<Module:0x...>`: the temporary path Ruby gives (and
+// dumps as the name of) a class or module with no constant, not a name.
+bool is_address_name(std::string_view name);
+
 // The name of class or module object `klass` ("" for kNoObject).
 std::string ruby_class_name(const Heap& heap, ObjectIndex klass);
 

@@ -85,7 +85,8 @@ ObjectIndex superclass_of(const Heap& heap, ObjectIndex klass) {
 
 std::string class_kind(const Heap& heap, ObjectIndex klass) {
   if (klass == kNoObject) return "";
-  if (!heap.own_name(klass).empty()) return std::string(heap.own_name(klass));
+  if (!heap.own_name(klass).empty() && !is_address_name(heap.own_name(klass)))
+    return std::string(heap.own_name(klass));
   if (heap.type(klass) == ObjectType::kModule) return "anonymous module";
   if (is_singleton(heap, klass)) return "singleton class";
   if (is_struct_class(heap, klass)) {
@@ -97,6 +98,22 @@ std::string class_kind(const Heap& heap, ObjectIndex klass) {
   const ObjectIndex super = superclass_of(heap, klass);
   if (super == kNoObject) return "anonymous class";
   return "anonymous subclass of " + class_kind(heap, super);
+}
+
+std::string class_label(const Heap& heap, ObjectIndex klass) {
+  std::string name = ruby_class_name(heap, klass);
+  if (name.starts_with("#<Class:#<")) {
+    // "#<Class:#<Foo:0x...>>": the attached object's class is between "#<" and the last ':'
+    const std::size_t colon = name.rfind(":0x");
+    if (colon != std::string::npos && colon > 10) {
+      const std::string of = name.substr(10, colon - 10);
+      const bool vowel = std::string_view("AEIOU").find(of.front()) != std::string_view::npos;
+      return std::string("singleton class of ") + (vowel ? "an " : "a ") + of;
+    }
+    return "singleton class";
+  }
+  if (is_address_name(name) || name.empty()) return class_kind(heap, klass);
+  return name;
 }
 
 std::string class_family(const Heap& heap, ObjectIndex klass) {

@@ -20,6 +20,12 @@ ObjectIndex superclass_of(const Heap& heap, ObjectIndex klass);
 // subclass of BaseForm", "singleton class"; its name when it has one.
 std::string class_kind(const Heap& heap, ObjectIndex klass);
 
+// A class in a row's words: its name; `#<Class:Foo>` for Foo's singleton
+// class; "singleton class of a Foo" for an object's (Ruby's
+// `#<Class:#<Foo:0x...>>`, whose address changes every run); class_kind for
+// an anonymous class, never `#<Class:0x...>`.
+std::string class_label(const Heap& heap, ObjectIndex klass);
+
 // The group a class made at run time falls in, so that 1,500 of them are one
 // group: "Struct classes", "subclasses of BaseView", "singleton classes";
 // empty for a class with nothing in common to fold by.

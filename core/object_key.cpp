@@ -1,6 +1,50 @@
 #include "core/object_key.h"
 
+#include <unordered_map>
+
 namespace heapleak {
+namespace {
+
+// What object_key(i) depends on, packed: the type and, by type, its class or
+// its own name (bit 32 set), so equal packs have equal keys.
+std::uint64_t key_pack(const Heap& heap, ObjectIndex i) {
+  const ObjectType type = heap.type(i);
+  const std::uint64_t by_type = std::uint64_t{static_cast<std::uint8_t>(type)} << 40;
+  switch (type) {
+    case ObjectType::kObject:
+      return by_type | heap.class_index(i);
+    case ObjectType::kStruct:
+    case ObjectType::kData:
+      if (!heap.class_name(i).empty()) return by_type | heap.class_index(i);
+      [[fallthrough]];
+    case ObjectType::kClass:
+    case ObjectType::kModule:
+    case ObjectType::kImemo:
+      return by_type | (std::uint64_t{1} << 32) | heap.columns().own_name[i];
+    default:
+      return by_type;
+  }
+}
+
+}  // namespace
+
+ObjectKeys object_keys(const Heap& heap) {
+  ObjectKeys out;
+  out.of = Column<std::uint32_t>(heap.size(), 0);
+  std::unordered_map<std::uint64_t, std::uint32_t> by_pack;
+  std::unordered_map<std::string, std::uint32_t> by_name;  // packs that share a key ("STRUCT")
+  for (ObjectIndex i = 0; i < heap.size(); ++i) {
+    auto [it, inserted] = by_pack.try_emplace(key_pack(heap, i), 0);
+    if (inserted) {
+      auto [named, is_new] =
+          by_name.try_emplace(object_key(heap, i), static_cast<std::uint32_t>(out.names.size()));
+      if (is_new) out.names.push_back(named->first);
+      it->second = named->second;
+    }
+    out.of[i] = it->second;
+  }
+  return out;
+}
 
 std::optional<GroupBy> parse_group_by(std::string_view name) {
   if (name == "class" || name == "type") return GroupBy::kClass;

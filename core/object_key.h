@@ -4,10 +4,13 @@
 // sites and generations. Readable names of single objects: core/naming.h.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "core/column.h"
 #include "core/heap.h"
 
 namespace heapleak {
@@ -19,6 +22,15 @@ std::string_view group_by_name(GroupBy group_by);
 
 // The seed's key: what `stats` groups by by default.
 std::string object_key(const Heap& heap, ObjectIndex i);
+// Every object's object_key, as an index into `names` (in first-seen order).
+// Each distinct key is built once, not once per object: what a key depends
+// on (the type and the class or own name) is hashed instead.
+struct ObjectKeys {
+  std::vector<std::string> names;
+  Column<std::uint32_t> of;  // per object
+};
+ObjectKeys object_keys(const Heap& heap);
+
 // The Ruby class name, "#<Class:0x...>" for an anonymous class, "" when unknown.
 std::string class_display_name(const Heap& heap, ObjectIndex i);
 // "file:line", or "" without allocation tracing.

@@ -169,34 +169,40 @@ std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit) {
 }
 
 std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t limit) {
+  std::vector<ClassRetention> by_id = class_retention(heap, object_keys(heap));
+  std::erase_if(by_id, [](const ClassRetention& row) { return row.count == 0; });
+  std::sort(by_id.begin(), by_id.end(), [](const ClassRetention& a, const ClassRetention& b) {
+    return a.retained != b.retained ? a.retained > b.retained : a.key < b.key;
+  });
+  if (by_id.size() > limit) by_id.resize(limit);
+  return by_id;
+}
+
+std::vector<ClassRetention> class_retention(const Heap& heap, const ObjectKeys& keys) {
   const DominatorTree& tree = heap.dominators();
   const std::size_t n = heap.size();
   // An object's retained size counts for its class unless an object of the
   // same class dominates it (a linked list counts once, at its head). One
   // depth-first walk of the dominator tree, keeping how many objects of each
   // class are on the current branch, decides that for every object.
-  std::unordered_map<std::string, std::uint32_t> key_ids;
   std::vector<ClassRetention> by_id;
+  by_id.reserve(keys.names.size());
+  for (const auto& name : keys.names) by_id.push_back(ClassRetention{name, 0, 0});
   Column<std::uint32_t> key_of(n, 0);
-  std::vector<ObjectIndex> fields;
   for (ObjectIndex i = 0; i < n; ++i) {
     if (!tree.reachable(i)) continue;
+    // A 4.0 fields object takes its owner's key, not a count of its own: the
+    // owner dominates it, so its bytes count once, in the owner's row.
     if (is_fields_object(heap, i)) {
       const ObjectIndex owner = fields_owner(heap, i);
       if (owner != kNoObject && tree.reachable(owner)) {
-        fields.push_back(i);  // counted with its owner's class, below
+        key_of[i] = keys.of[owner];
         continue;
       }
     }
-    auto [it, inserted] =
-        key_ids.try_emplace(object_key(heap, i), static_cast<std::uint32_t>(by_id.size()));
-    if (inserted) by_id.push_back(ClassRetention{it->first, 0, 0});
-    key_of[i] = it->second;
-    ++by_id[it->second].count;
+    key_of[i] = keys.of[i];
+    ++by_id[key_of[i]].count;
   }
-  // A 4.0 fields object takes its owner's key, not a count of its own: the
-  // owner dominates it, so its bytes count once, in the owner's row.
-  for (ObjectIndex f : fields) key_of[f] = key_of[fields_owner(heap, f)];
   // Children lists of the dominator tree (CSR), the super-root's last.
   Column<std::uint32_t> first_child(n + 2, 0);
   for (ObjectIndex i = 0; i < n; ++i) {
@@ -232,10 +238,6 @@ std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t
     ++on_branch[key_of[child]];
     stack.push_back(Frame{child, first_child[child]});
   }
-  std::sort(by_id.begin(), by_id.end(), [](const ClassRetention& a, const ClassRetention& b) {
-    return a.retained != b.retained ? a.retained > b.retained : a.key < b.key;
-  });
-  if (by_id.size() > limit) by_id.resize(limit);
   return by_id;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/heap.h"
 #include "core/leak_diff.h"
+#include "core/object_key.h"
 #include "core/root_paths.h"
 
 namespace heapleak {
@@ -29,6 +30,9 @@ struct ClassRetention {
 
 std::vector<Retainer> top_retainers(const Heap& heap, std::size_t limit);
 std::vector<ClassRetention> top_retainers_by_class(const Heap& heap, std::size_t limit);
+// Every key's row of top_retainers_by_class, given object_keys(heap), unsorted
+// and indexed as keys.names (count 0 for a key with no reachable object).
+std::vector<ClassRetention> class_retention(const Heap& heap, const ObjectKeys& keys);
 
 // One level of merged shortest paths: objects on the root paths grouped by
 // their class key at each depth, with how many of the set pass through.

@@ -26,6 +26,10 @@ namespace {
 
 json::value run_stats(DaemonContext& ctx, const StatsParams& params,
                       const RequestContext& request) {
+  if (!params.heaps.empty()) {
+    throw protocol::RpcException(protocol::invalid_params(
+        "params.heaps: a series is explain's; stats takes baseline, target and later"));
+  }
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
   const Heap& target = *heaps.target.heap;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "daemon/path_heaps.h"
+#include "results/dump_files.h"
 
 namespace heapleak::daemon {
 
@@ -41,29 +42,32 @@ HeapEntry require_heap(DaemonContext& ctx, const std::string& heap,
 
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
                              const protocol::RequestContext& request) {
-  DiffHeaps heaps{
-      require_heap(ctx, params.baseline, request), require_heap(ctx, params.target, request), {}};
+  if (!params.heaps.empty()) {
+    DiffHeaps heaps;
+    for (const auto& heap : params.heaps) heaps.series.push_back(require_heap(ctx, heap, request));
+    const std::size_t n = heaps.series.size();
+    heaps.baseline = heaps.series.front();
+    heaps.target = heaps.series[n - 2];
+    heaps.later = heaps.series.back();
+    return heaps;
+  }
+  DiffHeaps heaps{require_heap(ctx, params.baseline, request),
+                  require_heap(ctx, params.target, request),
+                  {},
+                  {}};
   if (params.later) heaps.later = require_heap(ctx, *params.later, request);
   return heaps;
 }
 
 boost::json::object diff_files(const DiffHeaps& heaps) {
-  namespace fs = std::filesystem;
-  std::vector<const HeapEntry*> entries{&heaps.baseline, &heaps.target};
-  if (heaps.later) entries.push_back(&*heaps.later);
-  bool unique = true;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    for (std::size_t j = i + 1; j < entries.size(); ++j) {
-      unique =
-          unique && fs::path(entries[i]->path).filename() != fs::path(entries[j]->path).filename();
-    }
+  // A series names every dump (its baseline, target and later among them).
+  std::vector<std::string> paths;
+  for (const auto& entry : heaps.series) paths.push_back(entry.path);
+  if (paths.size() <= 3) {
+    paths = {heaps.baseline.path, heaps.target.path};
+    if (heaps.later) paths.push_back(heaps.later->path);
   }
-  auto file = [unique](const HeapEntry& entry) {
-    return unique ? fs::path(entry.path).filename().string() : entry.path;
-  };
-  boost::json::object out{{"baseline", file(heaps.baseline)}, {"target", file(heaps.target)}};
-  if (heaps.later) out["later"] = file(*heaps.later);
-  return out;
+  return results::dump_files_json(paths);
 }
 
 LeakDiffOptions require_diff_options(const StatsParams& params) {

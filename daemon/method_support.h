@@ -46,18 +46,22 @@ ObjectIndex require_object(const Heap& heap, const std::string& address);
 // stats and explain: params.groupBy (-32602 unless class, site or generation)
 // and params.samples as diff options.
 LeakDiffOptions require_diff_options(const StatsParams& params);
-// stats and explain: the baseline, target and (optional) later heaps they name.
+// stats and explain: the baseline, target and (optional) later heaps they
+// name; explain's `heaps` D1..DN are all in `series` too, read as baseline
+// D1, target D(N-1), later DN.
 struct DiffHeaps {
   HeapEntry baseline;
   HeapEntry target;
   std::optional<HeapEntry> later;
+  std::vector<HeapEntry> series;
   const Heap* later_heap() const { return later ? later->heap.get() : nullptr; }
 };
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
                              const protocol::RequestContext& request);
-// The diff's files for people: {baseline, target, later} as file names (whole
-// paths when two of them share a name), so a header says "new in B.json since
-// A.json" in every client.
+// The diff's files for people: {baseline, target, later} by the rule of
+// results/dump_files.h (file names; whole paths when two share a name), so a
+// header says "new in B.json since A.json" in every client; a series of four
+// or more adds `dumps`, each in order.
 boost::json::object diff_files(const DiffHeaps& heaps);
 // stats' and explain's `series`: {oneSeries, findings: [{problem, first,
 // second, message}]} (core/dump_series.h).

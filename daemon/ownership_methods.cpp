@@ -9,6 +9,7 @@
 #include "core/leak_clusters.h"
 #include "core/leak_diff.h"
 #include "core/ownership.h"
+#include "core/series_growth.h"
 #include "daemon/analysis_admission.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
@@ -58,12 +59,17 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
   // here.
   LeakDiff diff = diff_heaps(*heaps.baseline.heap, heap, heaps.later_heap(),
                              LeakDiffOptions{options.group_by, 0});
-  const SeriesCheck series =
-      check_series(*heaps.baseline.heap, heap, heaps.later_heap(), diff.compacted);
+  std::vector<const Heap*> dumps;
+  for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
+  // A series of four or more is checked pair by pair (D1, D2, ... in the findings).
+  const SeriesCheck series = dumps.size() > 3 ? check_series_of(dumps, diff.compacted)
+                                              : check_series(*heaps.baseline.heap, heap,
+                                                             heaps.later_heap(), diff.compacted);
   add_series_warnings(series, diff.warnings);
   warn_if_untraced(diff, heap, options.group_by);
-  const LeakClusters clusters =
+  LeakClusters clusters =
       cluster_leaks(*heaps.baseline.heap, heap, heaps.later_heap(), diff, options.group_by);
+  if (dumps.size() > 3) add_series_growth(heap, dumps, clusters);
   json::object out =
       leak_clusters_json(heap, diff, clusters, limit_or_all(params.limit.value_or(20)),
                          std::min<std::size_t>(params.samples, 20));
@@ -71,6 +77,11 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;
+  if (heaps.series.size() > 3) {
+    json::array ids;
+    for (const auto& entry : heaps.series) ids.emplace_back(entry.id);
+    out["heaps"] = std::move(ids);
+  }
   out["files"] = diff_files(heaps);
   out["series"] = series_json(series);
   return out;

@@ -41,9 +41,22 @@ HeapParams tag_invoke(boost::json::value_to_tag<HeapParams>, const boost::json::
 StatsParams tag_invoke(boost::json::value_to_tag<StatsParams>, const boost::json::value& v) {
   FieldReader r(v);
   StatsParams p;
-  p.baseline = r.required<std::string>("baseline");
-  p.target = r.required<std::string>("target");
-  p.later = r.optional<std::string>("later");
+  if (r.has("heaps")) {
+    // A series D1..DN: read as baseline D1, target D(N-1), later DN.
+    p.heaps = r.required<std::vector<std::string>>("heaps");
+    if (p.heaps.size() < 3) throw protocol::ParamsError("expected 3 heaps or more", ".heaps");
+    for (const char* role : {"baseline", "target", "later"})
+      if (r.has(role))
+        throw protocol::ParamsError("give heaps or baseline, target and later, not both",
+                                    std::string(".") + role);
+    p.baseline = p.heaps.front();
+    p.target = p.heaps[p.heaps.size() - 2];
+    p.later = p.heaps.back();
+  } else {
+    p.baseline = r.required<std::string>("baseline");
+    p.target = r.required<std::string>("target");
+    p.later = r.optional<std::string>("later");
+  }
   p.group_by = r.optional<std::string>("groupBy", p.group_by);
   p.limit = r.optional<std::size_t>("limit");
   p.samples = r.optional<std::size_t>("samples", p.samples);

@@ -25,6 +25,9 @@ struct StatsParams {
   std::string baseline;
   std::string target;
   std::optional<std::string> later;
+  // explain's series D1..DN (N >= 3), instead of the three above: they are
+  // then D1, D(N-1) and DN.
+  std::vector<std::string> heaps;
   std::string group_by = "class";
   std::optional<std::size_t> limit;  // absent: the method's default; 0: every group
   std::size_t samples = 50;          // addresses per group

@@ -5,6 +5,7 @@
 #include "core/naming.h"
 #include "core/object_key.h"
 #include "core/record_reader.h"
+#include "core/series_growth.h"
 #include "results/text/utf8_text.h"
 
 namespace heapleak::results {
@@ -346,6 +347,8 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
                           {"baseline", optional_json(cluster.growth.baseline)},
                           {"target", optional_json(cluster.growth.target)},
                           {"later", optional_json(cluster.growth.later)}};
+    // Its size says nothing when what it holds is replaced by grown copies.
+    if (cluster.growth.rebuilt) growth.as_object()["rebuilt"] = true;
   }
   json::object out{
       {"key", cluster.key},
@@ -370,6 +373,15 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"samples", addresses_json(target, shown)},
   };
   if (!cluster.block.empty()) out["block"] = cluster.block;
+  if (!cluster.series.empty()) {
+    // explain over N >= 4 dumps (core/series_growth.h): one entry per dump.
+    json::array counts, bytes;
+    for (const auto& count : cluster.series) counts.push_back(optional_json(count));
+    for (const auto& size : cluster.series_bytes) bytes.push_back(optional_json(size));
+    out["growthCounts"] = std::move(counts);
+    out["growthBytes"] = std::move(bytes);
+    out["grewIntervals"] = intervals_grown(cluster.series);
+  }
   if (cluster.noise != NoiseReason::kNone) {
     out["reason"] = noise_reason_name(cluster.noise);
     out["why"] = noise_reason_why(cluster.noise);

@@ -6,6 +6,8 @@
 #      among them (label rubies) the leak scenarios under Ruby 3.1 and the
 #      3.2-4.0 WebAssembly builds, which need Node 20 and npm: its fixture runs
 #      `npm ci` in tests/rubies from the lock file and fails without them;
+#      and (label duckdb) the real DuckDB engine (npm @duckdb/node-api, `npm ci`
+#      in tests/duckdb) running the queries of docs/fleet.md and docs/tables.md;
 #   2. scripts/sanitizers.sh: the units, transcripts, daemon, client,
 #      hardening and dump end-to-end tests again under AddressSanitizer +
 #      UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset), then the

@@ -46,14 +46,14 @@ int run_cache(const std::vector<std::string>& argv) {
     return (as_json ? write_output(args, to_json_text(json))
                     : write_doc(args, text::cache_clear_text(json)))
                ? kExitOk
-               : kExitInput;
+               : kExitCannotWrite;
   }
   // The same JSON and text as heapleak-client's cache list (heapleakd's cacheList).
   const auto json = results::cache_list_json(cache, cache.list());
   return (as_json ? write_output(args, to_json_text(json))
                   : write_doc(args, text::cache_list_text(json)))
              ? kExitOk
-             : kExitInput;
+             : kExitCannotWrite;
 }
 
 }  // namespace heapleak::cli

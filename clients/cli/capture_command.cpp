@@ -28,15 +28,16 @@ constexpr const char* kHelp = R"(usage: heapleak capture PID|SOCKET --out DIR [o
 
 Asks a Ruby process that runs the heapleak-capture gem (enabled with
 HEAPLEAK_CAPTURE_DIR) for heap dumps over its control socket, and shows the
-progress. With --series it takes A, B, C and ends with `heapleak explain` on
-them. The process decides how to dump (fork or inline) and says why; it
+progress. With --series it takes A, B, C (or every name of --names) and ends
+with `heapleak explain` on all of them. The process decides how to dump (fork or inline) and says why; it
 refuses, with the numbers, when neither is safe. See docs/capture.md.
 
   PID             found as DIR/heapleak-PID.sock (DIR: --dir, else $HEAPLEAK_CAPTURE_DIR)
   --out DIR       where the process writes NAME.json.gz and NAME.manifest.json
   --dir DIR       the folder of the processes' control sockets
-  --series        A, B and C (or --names), then explain them
-  --names A,B,C   the dumps' names (default A for one dump, A,B,C for a series)
+  --series        A, B and C (or --names), then explain them all
+  --names A,B,C   the dumps' names (default A for one dump, A,B,C for a series;
+                  four names or more: explain shows each row's growth per interval)
   --interval T    wait T between dumps (30s, 2m, 500ms; plain numbers are seconds)
   --every N       and N requests or jobs (counted by the gem's middleware)
   --trace         allocation tracing on from just after the first dump to the last
@@ -46,7 +47,8 @@ refuses, with the numbers, when neither is safe. See docs/capture.md.
   --json          print the process's answer as JSON
 
 exit: 0 done, 1 refused, busy or failed (the process says why), 2 usage,
-3 no socket to talk to; after a series, explain's own exit code.
+13 no socket to talk to; after a series, explain's own exit code
+(docs/exit-codes.md).
 )";
 
 double parse_duration(const std::string& flag, const std::string& text) {
@@ -230,7 +232,7 @@ int run_capture(const std::vector<std::string>& argv) {
       error);
   if (!reached) {
     std::cerr << "heapleak capture: " << error << "\n";
-    return kExitInput;
+    return kExitUnreachable;
   }
   const auto* ok = answer.if_contains("ok");
   if (!ok || !ok->is_bool() || !ok->as_bool()) {
@@ -265,11 +267,10 @@ int run_capture(const std::vector<std::string>& argv) {
     std::cerr << "heapleak capture: the dumps cannot be compared by address: no explain\n";
     return kExitNoAnswer;
   }
-  // explain reads A B C: with more dumps, the first, the second and the last.
-  std::vector<std::string> abc = {paths[0], paths[1]};
-  if (paths.size() >= 3) abc.push_back(paths.back());
+  // Every dump it wrote: with four or more, explain reads the series, each
+  // row's growth over every interval (core/series_growth.h).
   std::cout << "\n";
-  return run_explain(abc);
+  return run_explain(paths);
 }
 
 }  // namespace heapleak::cli

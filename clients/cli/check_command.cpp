@@ -44,9 +44,9 @@ against a baseline of accepted leaks and budgets. Exits 0 within budget and
 that grew); 6 when no verdict can be given: the dumps cannot be judged (a
 dump missing, unreadable, corrupt or cut short; dumps not from one process,
 or out of order), the verdict is then "error" in every format, or the
-report or the baseline could not be written (a full disk); 2 usage, 3
-unreadable baseline. Rows that are probably not leaks never count; they are
-listed as such.
+report or the baseline could not be written (a full disk); 2 usage; the
+--baseline: 3 not found, 14 not readable, 7 malformed. Rows that are
+probably not leaks never count; they are listed as such.
 
 options:
   --max-leaked-bytes SIZE    new leaks may retain this much (500000, 512KiB, 5MiB, 1.5GB)
@@ -63,6 +63,8 @@ options:
   --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
                              a relative DIR is taken from the current directory)
   --output FILE, -o FILE     write the report to FILE instead of stdout
+
+Exit codes, shared with every heapleak and heapleak-client command: docs/exit-codes.md
 )";
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
@@ -271,7 +273,7 @@ int run_check(const std::vector<std::string>& argv) {
   }
   if (!problems.empty()) {
     const std::string report = gate_error_report(format, problems, kHeapleakVersion);
-    if (!write_output(args, report)) return kExitInput;
+    if (!write_output(args, report)) return kExitGateError;
     if (args.value("-o") || format != "text") std::cerr << gate_error_line(problems) << "\n";
     return kExitGateError;
   }

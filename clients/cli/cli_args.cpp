@@ -58,7 +58,8 @@ std::vector<Address> parse_addresses(const std::vector<std::string>& texts) {
   for (const auto& text : texts) {
     auto address = parse_address(text);
     if (!address)
-      throw UsageError{"'" + text + "' is not an address (expected 0x followed by hex digits)"};
+      throw InvalidArgument("'" + text +
+                            "' is not an address (expected 0x followed by hex digits)");
     addresses.push_back(*address);
   }
   return addresses;

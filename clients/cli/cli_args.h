@@ -7,9 +7,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/address.h"
+#include "results/text/exit_codes.h"
 
 namespace heapleak::cli {
 
@@ -30,14 +32,23 @@ struct Args {
 // Throws UsageError with a message naming the offending argument.
 Args parse_args(const std::vector<std::string>& argv, const ArgSpec& spec);
 
+// A command line heapleak cannot run: kExitUsage when it does not parse;
+// kExitInvalidArgument (InvalidArgument below) for a value in its place that
+// means nothing (not an address, no such --by), as heapleak-client's daemon
+// refuses those params.
 struct UsageError {
   std::string message;
+  int code = kExitUsage;
 };
+
+inline UsageError InvalidArgument(std::string message) {
+  return UsageError{std::move(message), kExitInvalidArgument};
+}
 
 // Parses a non-negative integer flag value; throws UsageError.
 std::size_t parse_count(const std::string& flag, const std::string& text);
 
-// Address arguments ("0x" + hex digits), in order; throws UsageError naming
+// Address arguments ("0x" + hex digits), in order; throws InvalidArgument naming
 // the first that is not one.
 std::vector<Address> parse_addresses(const std::vector<std::string>& texts);
 

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -31,19 +30,8 @@
 namespace heapleak::cli {
 
 int exit_code_for(ErrorReason reason) {
-  switch (reason) {
-    case ErrorReason::kFileNotFound:
-    case ErrorReason::kNotReadable:
-    case ErrorReason::kNotAHeapDump:
-    case ErrorReason::kCorruptInput:
-      return kExitInput;
-    case ErrorReason::kUnknownAddress:
-      return kExitUnknownAddress;
-    case ErrorReason::kInvalidArgument:
-      return kExitUsage;
-    default:
-      return kExitNoAnswer;
-  }
+  // By the reason's wire name, as heapleak-client maps the daemon's data.reason.
+  return exit_code_for_reason(reason_name(reason), kExitNoAnswer);
 }
 
 int report_error(const Error& error) {
@@ -80,26 +68,22 @@ bool write_doc(const Args& args, const text::Doc& doc) {
   return write_output(args, text::plain(doc));
 }
 
-void name_dumps(boost::json::object& result, const std::vector<std::string>& paths) {
-  // The daemon's `files` (daemon/method_support.cpp): file names, whole
-  // paths when two dumps share a name.
-  namespace fs = std::filesystem;
-  static const char* kRoles[] = {"baseline", "target", "later"};
-  bool unique = true;
-  for (std::size_t i = 0; i < paths.size(); ++i)
-    for (std::size_t j = i + 1; j < paths.size(); ++j)
-      unique = unique && fs::path(paths[i]).filename() != fs::path(paths[j]).filename();
-  boost::json::object files;
-  for (std::size_t k = 0; k < paths.size() && k < 3; ++k)
-    files[kRoles[k]] = unique ? fs::path(paths[k]).filename().string() : paths[k];
-  result["files"] = std::move(files);
-}
-
 bool json_wanted(const Args& args) {
   const auto format = args.value("--format");
   if (format && *format != "json" && *format != "text")
     throw UsageError{"--format expects text or json, got '" + *format + "'"};
   return args.has("--json") || format == std::optional<std::string>("json");
+}
+
+// A FIFO is never opened here, since opening one blocks and reading it steals bytes.
+std::uint64_t load_peak_estimate(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {};
+  in.read(magic, 2);
+  const bool gzipped = in && magic[0] == '\x1f' && magic[1] == '\x8b';
+  return estimate_peak_bytes(static_cast<std::uint64_t>(info.st_size) * (gzipped ? 8 : 1));
 }
 
 namespace {
@@ -183,20 +167,6 @@ LoadOutcome load_through_cache(const std::string& path, const LoadOptions& optio
   }
   if (loaded.pending) image_writer().add(std::move(*loaded.pending));
   return {std::move(loaded.heap), std::move(loaded.warning)};
-}
-
-// What loading `path` may peak at: estimate_peak_bytes of its JSON, a
-// gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 for
-// what is not a readable regular file (the load then says why): a FIFO is
-// never opened here, since opening one blocks and reading it steals bytes.
-std::uint64_t load_peak_estimate(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
-  std::ifstream in(path, std::ios::binary);
-  char magic[2] = {};
-  in.read(magic, 2);
-  const bool gzipped = in && magic[0] == '\x1f' && magic[1] == '\x8b';
-  return estimate_peak_bytes(static_cast<std::uint64_t>(info.st_size) * (gzipped ? 8 : 1));
 }
 
 // How load_at_once runs a command's loads: at most `at_once` at a time, in
@@ -342,7 +312,7 @@ GroupBy group_by_option(const Args& args) {
   auto by = args.value("--by");
   if (!by) return GroupBy::kClass;
   auto group_by = parse_group_by(*by);
-  if (!group_by) throw UsageError{"--by expects class, site or generation, got '" + *by + "'"};
+  if (!group_by) throw InvalidArgument("--by expects class, site or generation, got '" + *by + "'");
   return *group_by;
 }
 
@@ -358,28 +328,34 @@ std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::
                                                          int& exit_code,
                                                          std::vector<std::string>* errors) {
   // Only B needs references; A and C answer identity and growth questions.
+  // B is the second dump of A B [C], and D(N-1) of a series D1..DN (N >= 4:
+  // explain's series, core/series_growth.h): the second-to-last.
+  const std::size_t target = paths.size() >= 3 ? paths.size() - 2 : 1;
   std::vector<LoadOptions> options(paths.size());
   for (std::size_t k = 0; k < options.size(); ++k)
-    options[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
+    options[k].mode = k == target ? LoadMode::kFull : LoadMode::kIdentityOnly;
   // B is the longest load, and the analyses on it (dominators, root paths:
   // ~0.3 s on syn1700's 6 M objects) need nothing else. So B goes first,
   // its thread goes on to them, and A and C load beside it at a lower
   // priority, on the core it leaves. On syn1700, cold: 3.05-3.10 s against
   // 3.30-3.46 s with three equal loads (B, the longest, then ended last and
   // the analyses ran on one core), and 3.4-3.5 s with B and its analyses on
-  // one thread and A then C on the other.
+  // one thread and A then C on the other. A longer series keeps three loads
+  // at a time: two identity-only loads beside B already fill the cores.
   LoadSchedule schedule;
-  schedule.after_load = [](std::size_t k, const Heap& heap) {
+  schedule.at_once = 3;
+  schedule.after_load = [target](std::size_t k, const Heap& heap) {
     // (A and C may come from full images, with edges: not theirs.)
-    if (k != 1 || !heap.report().edges_built) return;
+    if (k != target || !heap.report().edges_built) return;
     heap.dominators();
     heap.root_paths();
   };
   if (paths.size() >= 2) {
-    schedule.order = {1, 0};
-    schedule.critical = 1;
+    schedule.order = {target, 0};
+    schedule.critical = target;
   }
-  for (std::size_t k = 2; k < paths.size(); ++k) schedule.order.push_back(k);
+  for (std::size_t k = 1; k < paths.size(); ++k)
+    if (k != target) schedule.order.push_back(k);
   return load_scheduled(paths, options, exit_code, schedule, errors);
 }
 

@@ -1,7 +1,6 @@
 // Where the one-shot CLI writes (stdout or `-o FILE`), how it loads heaps
-// with a message on failure, and how errors map to exit codes:
-// 0 ok, 1 no answer, 2 usage, 3 unreadable input, 4 unknown address,
-// 5 `check`'s gate failed (a new leak, over budget).
+// with a message on failure, and how errors map to exit codes (the table
+// both CLIs share: results/text/exit_codes.h, docs/exit-codes.md).
 #pragma once
 
 #include <boost/json.hpp>
@@ -16,23 +15,11 @@
 #include "core/heap_cache.h"
 #include "core/loader.h"
 #include "core/object_key.h"
+#include "results/text/exit_codes.h"
 #include "results/text/text_doc.h"
 #include "results/text/version.h"
 
 namespace heapleak::cli {
-
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitNoAnswer = 1,
-  kExitUsage = 2,
-  kExitInput = 3,
-  kExitUnknownAddress = 4,
-  kExitGateFailed = 5,  // heapleak check: a new leak, a budget passed, a known leak grew
-  // heapleak check gave no verdict: a dump unreadable or cut short, dumps not
-  // one series, or its report or baseline could not be written.
-  kExitGateError = 6,
-  kExitNoGraphviz = 11,  // root --format svg|png without Graphviz (heapleak-client's 11)
-};
 
 constexpr const char* kHeapleakVersion = text::kVersion;
 
@@ -41,15 +28,13 @@ int exit_code_for(ErrorReason reason);
 int report_error(const Error& error);
 
 // Writes `text` to the -o file when given, else stdout. Returns false (after
-// printing why) when the file cannot be written.
+// printing why) when the file cannot be written: the command then exits
+// kExitCannotWrite (check: kExitGateError).
 bool write_output(const Args& args, const std::string& text);
 std::string to_json_text(const boost::json::value& value);
 // A rendered result (results/text): its warnings on stderr, its text to the
 // -o file or stdout. Returns write_output's answer.
 bool write_doc(const Args& args, const text::Doc& doc);
-// Names the dumps A B [C] of a leak result for its header (baselineFile,
-// targetFile, laterFile), as a client that loaded them by path would.
-void name_dumps(boost::json::object& result, const std::vector<std::string>& paths);
 // --json, or --format json: every command that prints JSON takes both
 // (--format text is the default; another --format is a UsageError). stats and
 // root, whose --format has more values, check theirs first.
@@ -67,6 +52,11 @@ void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();
 
+// What loading `path` may peak at: estimate_peak_bytes of its JSON, a
+// gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 for
+// what is not a readable regular file (the load then says why).
+std::uint64_t load_peak_estimate(const std::string& path);
+
 // Loads several dumps, the k-th with options[k], at most `at_once` at a time
 // on as many threads (each load's transient arrays, ~12 bytes per object,
 // are held at once: a caller whose peak is the loads caps it); on the first
@@ -79,6 +69,8 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
 
 // explain's and check's dumps A B [C]: B in full (holders and paths are
 // computed there), A and C identity-only, all at once; as load_all_or_report.
+// Of a series D1..DN (N >= 4), D(N-1) is B, in full; the others
+// identity-only, three loads at a time.
 // B goes first and its dominator tree and root paths are computed as soon as
 // it is loaded, while A and C, at a lower priority, still load.
 // `errors`, when given, collects every failed load's message (check reports

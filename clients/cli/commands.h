@@ -18,5 +18,7 @@ int run_check(const std::vector<std::string>& argv);
 int run_cache(const std::vector<std::string>& argv);
 int run_redact(const std::vector<std::string>& argv);
 int run_capture(const std::vector<std::string>& argv);
+int run_fleet(const std::vector<std::string>& argv);
+int run_export(const std::vector<std::string>& argv);
 
 }  // namespace heapleak::cli

@@ -1,15 +1,20 @@
 // `heapleak explain A B C`: one row per leak. The leaked objects of the diff
 // clustered by the pre-existing object that accumulates them (the holder),
-// each with how Ruby reaches it, its growth A -> B -> C, the leaked objects
+// each with how Ruby reaches it, its growth A -> B -> C (or over every dump of
+// a series D1..DN, core/series_growth.h), the leaked objects
 // by class and site and the bytes retained, ranked by retained bytes; what is
 // probably not a leak listed apart with why. The answer to start with.
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
+#include "core/dump_facts.h"
 #include "core/dump_series.h"
 #include "core/leak_clusters.h"
+#include "core/series_growth.h"
+#include "results/dump_files.h"
 #include "results/grouping_warning.h"
+#include "results/leak_rows_jsonl.h"
 #include "results/results_json.h"
 #include "results/text/render.h"
 
@@ -18,6 +23,7 @@ using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak explain A B [C] [options]
+       heapleak explain D1 D2 D3 D4 ... DN [options]
 
 One row per leak: the objects new in B and still alive in C, clustered by
 their holder (the object alive in A, B and C whose references gained them),
@@ -28,12 +34,24 @@ ranked by retained bytes. What is probably not a leak (finalizer tables, VM
 internals, inline caches, containers that stopped growing, unreachable
 objects) is listed apart, each with why.
 
+A series of four dumps or more, oldest first, is read as A = D1, B = D(N-1)
+and C = DN (what is new since the first dump and still alive in the last),
+and each row's holder is read in every dump: "length grew in 4 of 4
+intervals: 120 -> 240 -> 360 -> 480 -> 600". The rows that grew in every
+interval come first. The dumps other than D(N-1) load identity-only.
+
 options:
   --by class|site|generation  how each row's objects are grouped (default class)
-  --limit N   show the N largest leaks and noise rows (default 10; 0: all)
+  --limit N   show the N largest leaks and noise rows (default 10, jsonl: all; 0: all)
   --json, --format json
               print {leaks: [{key, signature, holder, reach, growth, count, memsize,
-              retained, objects, owners, root, path, pathNames, samples}], noise: [...], ...}
+              retained, objects, owners, root, path, pathNames, samples}], noise: [...], ...};
+              a series adds growthCounts, growthBytes and grewIntervals to each row
+  --format jsonl
+              one leak row per line (no noise), flat, for DuckDB/Spark/jq: signature,
+              key, holder_class, reach, path, growth (count per dump), growth_per_hour,
+              objects, retained, sites, and the process (pid, host) and dump times
+              from the capture manifests, else the files' mtimes (docs/fleet.md)
   -o FILE     write to FILE instead of stdout
 )";
 
@@ -46,30 +64,49 @@ int run_explain(const std::vector<std::string>& argv) {
     std::cout << kHelp;
     return kExitOk;
   }
-  if (args.positional.size() < 2 || args.positional.size() > 3)
-    throw UsageError{"expects two or three dumps: A B [C]"};
-  const bool as_json = json_wanted(args);  // checks --format before the loads
-  const std::size_t limit =
-      args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 10;
+  const std::size_t dumps = args.positional.size();
+  if (dumps < 2) throw UsageError{"expects two dumps or more: A B [C], or a series D1 D2 ... DN"};
+  const auto format = args.value("--format");
+  if (format && *format != "text" && *format != "json" && *format != "jsonl")
+    throw UsageError{"--format expects text, json or jsonl, got '" + *format + "'"};
+  const bool as_jsonl = format == std::optional<std::string>("jsonl");
+  const bool as_json = !as_jsonl && json_wanted(args);  // checks --format before the loads
+  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit"))
+                            : as_jsonl            ? 0
+                                                  : 10;
   const GroupBy group_by = group_by_option(args);
   int exit_code = kExitOk;
   const auto heaps = load_leak_dumps(args.positional, exit_code);
   if (heaps.empty()) return exit_code;
-  const Heap& target = *heaps[1];
-  const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
+  // A B [C], or a series D1..DN read as A = D1, B = D(N-1), C = DN.
+  const Heap& target = *heaps[dumps >= 3 ? dumps - 2 : 1];
+  const Heap* later = dumps >= 3 ? heaps.back().get() : nullptr;
+  std::vector<const Heap*> series;
+  for (const auto& heap : heaps) series.push_back(heap.get());
   LeakDiff diff = diff_heaps(*heaps[0], target, later, {group_by, 0});
-  add_series_warnings(check_series(*heaps[0], target, later, diff.compacted), diff.warnings);
+  // A series is checked pair by pair: a compaction between two of its
+  // intermediate dumps misreads the growth there.
+  add_series_warnings(dumps > 3 ? check_series_of(series, diff.compacted)
+                                : check_series(*heaps[0], target, later, diff.compacted),
+                      diff.warnings);
   warn_if_untraced(diff, target, group_by);
-  const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, group_by);
+  LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, group_by);
+  if (dumps > 3) add_series_growth(target, series, clusters);
   auto json = leak_clusters_json(target, diff, clusters, limit == 0 ? SIZE_MAX : limit, 20);
   json["groupBy"] = group_by_name(group_by);
+  if (as_jsonl) {
+    for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+    std::vector<DumpFacts> facts;
+    for (const auto& path : args.positional) facts.push_back(dump_facts(path));
+    return write_output(args, leak_rows_jsonl(json, facts)) ? kExitOk : kExitCannotWrite;
+  }
   if (as_json) {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-    return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+    return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
   }
-  name_dumps(json, args.positional);
+  json["files"] = results::dump_files_json(args.positional);
   return write_doc(args, text::explain_text(json, {" (--limit 0 shows all)"})) ? kExitOk
-                                                                               : kExitInput;
+                                                                               : kExitCannotWrite;
 }
 
 }  // namespace heapleak::cli

@@ -63,7 +63,7 @@ int run_info(const std::vector<std::string>& argv) {
         << "  load time:          " << r.seconds << " s\n";
     text = text::shown_lines(out.str());  // the dump's path as any dump string
   }
-  return write_output(args, text) ? kExitOk : kExitInput;
+  return write_output(args, text) ? kExitOk : kExitCannotWrite;
 }
 
 }  // namespace heapleak::cli

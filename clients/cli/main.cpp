@@ -20,8 +20,10 @@ usage:
       the nearest object that holds all the sample objects, as a Graphviz graph
   heapleak path HEAP ADDR [--json]
       the shortest path from a GC root to an object
-  heapleak explain A B [C] [--json]
+  heapleak explain A B [C] [--json | --format jsonl]
       the leak groups with their owners, retained bytes and root paths
+  heapleak fleet DIR... [-o FILE] [--jobs N] [--max-memory SIZE] [--print-commands]
+      the leak rows of every series under the directories, as one JSON-lines table
   heapleak owner HEAP ADDR... [--dot] [--json]
       the object that owns (dominates) the given objects
   heapleak top HEAP [--by object|class] [--json]
@@ -36,15 +38,18 @@ usage:
       dumps from a live Ruby process running the heapleak-capture gem (then explain)
   heapleak redact IN OUT | IN... OUTDIR [--key-file FILE]
       a copy of dumps with every string value replaced by a keyed hash of its length
+  heapleak export HEAP OUTDIR [--format jsonl|csv] [--ivar-names]
+      the heap as tables for DuckDB and Spark (heap_object, heap_reference, ...)
 
 Every command that loads takes --no-cache, --cache-dir DIR (default
 $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak)
 and --cache-max-bytes N (default 10 GiB; least recently used images go first).
 
 Dumps may be plain or gzipped. `heapleak COMMAND --help` tells more.
-Exit codes: 0 ok, 1 no answer, 2 usage error, 3 unreadable input, 4 unknown address,
-5 check: the leak gate failed, 11 root --format svg|png: Graphviz is not installed.
 )";
+
+// The overview, then the exit codes heapleak-client's --help shows too.
+std::string usage() { return std::string(kUsage) + "\n" + heapleak::exit_code_table(); }
 
 // Takes the cache flags out of `args` (every command accepts them).
 heapleak::CacheOptions cache_flags(std::vector<std::string>& args) {
@@ -80,10 +85,11 @@ heapleak::CacheOptions cache_flags(std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace heapleak;
   using namespace heapleak::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
-    std::cerr << kUsage;
+    std::cerr << usage();
     return kExitUsage;
   }
   const std::string command = args.front();
@@ -106,20 +112,22 @@ int main(int argc, char** argv) {
     if (command == "check") return run_check(args);
     if (command == "redact") return run_redact(args);
     if (command == "capture") return run_capture(args);
+    if (command == "fleet") return run_fleet(args);
+    if (command == "export") return run_export(args);
     if (command == "--help" || command == "-h" || command == "help") {
-      std::cout << kUsage;
+      std::cout << usage();
       return kExitOk;
     }
     if (command == "--version") {
       std::cout << "heapleak " << kHeapleakVersion << "\n";
       return kExitOk;
     }
-    std::cerr << "heapleak: unknown command '" << command << "'\n\n" << kUsage;
+    std::cerr << "heapleak: unknown command '" << command << "'\n\n" << usage();
     return kExitUsage;
   } catch (const UsageError& error) {
     std::cerr << "heapleak " << command << ": " << error.message << " (see heapleak " << command
               << " --help)\n";
-    return kExitUsage;
+    return error.code;
   } catch (const std::exception& error) {
     std::cerr << "heapleak: internal error: " << error.what() << "\n";
     return kExitNoAnswer;

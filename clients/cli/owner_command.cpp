@@ -56,7 +56,7 @@ int run_owner(const std::vector<std::string>& argv) {
                        : args.has("--dot")
                            ? write_output(args, merged_paths_dot(report.merged_paths))
                            : write_doc(args, text::owner_text(owner_json(*heap, report)));
-  if (!written) return kExitInput;
+  if (!written) return kExitCannotWrite;
   return report.set.empty() ? kExitNoAnswer : kExitOk;
 }
 

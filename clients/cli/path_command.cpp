@@ -40,8 +40,8 @@ int run_path(const std::vector<std::string>& argv) {
   auto path = path_to_root(*heap, *index);
   if (!path) return report_error(path.error());
   const boost::json::object json = root_path_json(*heap, *path);
-  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
-  return write_doc(args, text::path_text(json)) ? kExitOk : kExitInput;
+  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
+  return write_doc(args, text::path_text(json)) ? kExitOk : kExitCannotWrite;
 }
 
 }  // namespace heapleak::cli

@@ -71,21 +71,21 @@ int run_root(const std::vector<std::string>& argv) {
   // is none; which container holds which samples) to stderr, or to stdout
   // when the graph goes to a file.
   std::string summary = text::plain(text::retainer_text(json));
-  if (auto file = args.value("-o")) {  // as heapleak-client says it
-    summary.pop_back();
-    std::cout << summary << "; graph written to " << *file << "\n";
-  } else {
-    std::cerr << summary;
-  }
+  const auto file = args.value("-o");
+  if (!file) std::cerr << summary;
   if (dot_binary) {
     if (std::string error =
-            graphviz::render_graph(*dot_binary, report->dot, format, args.value("-o").value_or(""));
+            graphviz::render_graph(*dot_binary, report->dot, format, file.value_or(""));
         !error.empty()) {
       std::cerr << "heapleak root: " << error << "\n";
-      return kExitInput;
+      return kExitCannotWrite;
     }
   } else if (!write_output(args, format == "json" ? to_json_text(json) : report->dot)) {
-    return kExitInput;
+    return kExitCannotWrite;
+  }
+  if (file) {  // as heapleak-client says it, once the graph is there
+    summary.pop_back();
+    std::cout << summary << "; graph written to " << *file << "\n";
   }
   if (report->result.retainer == kNoObject) return kExitNoAnswer;
   return report->unknown.empty() ? kExitOk : kExitUnknownAddress;

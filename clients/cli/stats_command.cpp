@@ -7,6 +7,7 @@
 #include "core/dump_series.h"
 #include "core/leak_diff.h"
 #include "core/naming.h"
+#include "results/dump_files.h"
 #include "results/grouping_warning.h"
 #include "results/stats_json.h"
 #include "results/text/render.h"
@@ -97,14 +98,18 @@ int run_stats(const std::vector<std::string>& argv) {
   const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit"))
                                                   : (format == "table" ? kTableGroups : 0);
 
-  // The diff needs no references: load identity columns only, two dumps at a
-  // time. stats' peak is its loads: three at once raised it from 886 to
-  // 902-969 MB on syn1700 (up to 53 bytes per object) for 0.5 s less.
-  LoadOptions identity_only;
-  identity_only.mode = LoadMode::kIdentityOnly;
+  // A and C answer identity only; B keeps its references, as the daemon's
+  // and explain's B do: a slot of A reused in B by a new object whose
+  // contents only appeared is told new by who holds it in B
+  // (undo_unheld_lenient_matches), and stats must give the same objects as
+  // they do (identity-only B missed them: untraced recall 0.90-0.96 on Ruby
+  // 3.3+). Two dumps at a time: stats' peak is its loads (three at once
+  // raised it from 886 to 902-969 MB on syn1700 for 0.5 s less).
+  std::vector<LoadOptions> modes(args.positional.size());
+  for (std::size_t k = 0; k < modes.size(); ++k)
+    modes[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
   int exit_code = kExitOk;
-  const auto heaps = load_all_or_report(
-      args.positional, std::vector(args.positional.size(), identity_only), exit_code, 2);
+  const auto heaps = load_all_or_report(args.positional, modes, exit_code, 2);
   if (heaps.empty()) return exit_code;
 
   const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
@@ -113,16 +118,18 @@ int run_stats(const std::vector<std::string>& argv) {
   warn_if_untraced(diff, *heaps[1], options.group_by);
   if (format == "seed") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-    return write_output(args, render_seed(*heaps[1], diff, samples, limit)) ? kExitOk : kExitInput;
+    return write_output(args, render_seed(*heaps[1], diff, samples, limit)) ? kExitOk
+                                                                            : kExitCannotWrite;
   }
   boost::json::object json = stats_json(*heaps[1], diff, options.group_by, limit);
   if (format == "json") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-    return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+    return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
   }
   // The table names the dumps where the daemon's answer names heaps.
-  name_dumps(json, args.positional);
-  return write_doc(args, text::stats_text(json, {" (--limit 0 shows all)"})) ? kExitOk : kExitInput;
+  json["files"] = results::dump_files_json(args.positional);
+  return write_doc(args, text::stats_text(json, {" (--limit 0 shows all)"})) ? kExitOk
+                                                                             : kExitCannotWrite;
 }
 
 }  // namespace heapleak::cli

@@ -41,7 +41,8 @@ int run_top(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1) throw UsageError{"expects one dump"};
   const bool as_json = json_wanted(args);  // checks --format before the load
   const std::string by = args.value("--by").value_or("object");
-  if (by != "object" && by != "class") throw UsageError{"--by expects object or class"};
+  if (by != "object" && by != "class")
+    throw InvalidArgument("--by expects object or class, got '" + by + "'");
   std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
   if (limit == 0) limit = SIZE_MAX;  // 0 means all, as everywhere (it printed nothing)
   int exit_code = kExitOk;
@@ -51,9 +52,9 @@ int run_top(const std::vector<std::string>& argv) {
   // The strings stored many times over, in --json too (as heapleak-client's top).
   json["duplicateStrings"] =
       duplicate_strings_json(*heap, duplicate_strings(*heap, kDuplicateStrings))["strings"];
-  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitInput;
+  if (as_json) return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
   json["heapFile"] = args.positional[0];
-  return write_doc(args, text::top_text(json)) ? kExitOk : kExitInput;
+  return write_doc(args, text::top_text(json)) ? kExitOk : kExitCannotWrite;
 }
 
 }  // namespace heapleak::cli

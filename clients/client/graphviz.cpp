@@ -41,7 +41,7 @@ void write_graph(const GraphOutput& out, const std::string& dot_text) {
     }
   } else if (std::string error = render_graph(*out.dot_binary, dot_text, out.format, out.file);
              !error.empty()) {
-    throw ClientError{kExitDaemonError, error};
+    throw ClientError{kExitCannotWrite, error};
   }
 }
 

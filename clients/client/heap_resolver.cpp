@@ -88,9 +88,16 @@ std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_l
 boost::json::object leak_diff_params(CommandContext& ctx, std::size_t table_limit) {
   const Args& args = ctx.args();
   boost::json::object params;
-  params["baseline"] = resolve_heap(ctx, args.positionals[0]);
-  params["target"] = resolve_heap(ctx, args.positionals[1]);
-  if (args.positionals.size() > 2) params["later"] = resolve_heap(ctx, args.positionals[2]);
+  if (args.positionals.size() > 3) {
+    // explain's series D1..DN (stats takes three at most).
+    boost::json::array heaps;
+    for (const auto& heap : args.positionals) heaps.emplace_back(resolve_heap(ctx, heap));
+    params["heaps"] = std::move(heaps);
+  } else {
+    params["baseline"] = resolve_heap(ctx, args.positionals[0]);
+    params["target"] = resolve_heap(ctx, args.positionals[1]);
+    if (args.positionals.size() > 2) params["later"] = resolve_heap(ctx, args.positionals[2]);
+  }
   if (auto by = args.value("--by")) params["groupBy"] = *by;
   if (args.value("--limit")) {
     params["limit"] = args.number("--limit", 0);

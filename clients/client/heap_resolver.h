@@ -22,7 +22,8 @@ namespace heapleak::client {
 std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_load = true);
 
 // The params stats and explain share, from `A B [C] [--by KEY] [--limit N]`:
-// baseline, target and later resolved (loaded first when new), groupBy, and
+// baseline, target and later resolved (loaded first when new; four
+// positionals or more: explain's `heaps`, each resolved), groupBy, and
 // limit (`table_limit` when --limit is absent and the output is a table).
 boost::json::object leak_diff_params(CommandContext& ctx, std::size_t table_limit);
 

@@ -2,6 +2,8 @@
 // protocol (protocol/ for framing); never links core/ or daemon/.
 #include <signal.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 
 namespace {
 
+using namespace heapleak;
 using namespace heapleak::client;
 
 using Runner = int (*)(CommandContext&);
@@ -81,7 +84,14 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     CommandContext context(std::move(args), Terminal::detect());
-    return runner_for(context.args().command)(context);
+    const int code = runner_for(context.args().command)(context);
+    // A full disk or a closed pipe on stdout is a failure, as in heapleak.
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "heapleak-client: cannot write the output: " << std::strerror(errno) << "\n";
+      return kExitCannotWrite;
+    }
+    return code;
   } catch (const ClientError& error) {
     return report(error);
   } catch (const std::exception& error) {

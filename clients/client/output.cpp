@@ -57,7 +57,7 @@ void print_doc(const Terminal& term, const text::Doc& doc) {
 void write_file(const std::string& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary);
   out << text;
-  if (!out.flush()) throw ClientError{kExitDaemonError, "cannot write " + file};
+  if (!out.flush()) throw ClientError{kExitCannotWrite, "cannot write " + file};
 }
 
 std::string via_text(const json::value* via) {

@@ -65,6 +65,7 @@ The shortest path from a GC root to the object at ADDR.
 )"},
       {"explain",
        R"(usage: heapleak-client explain A B [C] [--by class|site|generation] [--limit N] [--json]
+       heapleak-client explain D1 D2 D3 D4 ... DN [options]
 
 The answer to start with: one row per leak. The objects new in B and still
 alive in C, clustered by their holder (the object alive in A, B and C whose
@@ -74,6 +75,10 @@ and the bytes they retain, ranked by bytes retained; what is probably not a
 leak (finalizer tables, VM internals, containers that stopped growing) is
 listed apart with why. A, B and C are heap ids, names or dump paths (loaded
 first when new); holders are found in B.
+Four dumps or more, oldest first, are a series: A = D1, B = D(N-1), C = DN,
+each row's holder read in every dump ("length grew in 4 of 4 intervals:
+120 -> 240 -> 360 -> 480 -> 600"), the rows that grew in every interval
+first.
   --by KEY    group each row's objects by class (default), site (needs
               allocation tracing) or generation
   --limit N   show the N largest leaks and noise rows (default 10 in the
@@ -178,7 +183,7 @@ usage: heapleak-client COMMAND [ARGS] [options]
   stats A B [C]                  objects new in B (still alive in C), grouped
   root HEAP ADDR...              the common retainer of the samples, as a graph
   path HEAP ADDR                 the shortest path from a GC root
-  explain A B [C]                one row per leak: holder, growth, reach, ranked by bytes retained
+  explain A B [C] | D1..DN       one row per leak: holder, growth, reach, ranked by bytes retained
   owner HEAP ADDR...             the object that owns them all, its path, the merged root paths
   top HEAP                       what keeps the most memory alive; duplicate strings
   retained HEAP ADDR             the bytes freed with an object, and its dominator

@@ -18,6 +18,19 @@ std::string growth_count(const json::value& growth, std::string_view key) {
   return value && value->is_number() ? count_of(growth, key) : "?";
 }
 
+// Over N >= 4 dumps: "length grew in 4 of 4 intervals: 120 -> 240 -> ...",
+// "?" where a dump has no such container.
+std::string series_growth(const json::value& growth, const json::array& counts,
+                          std::uint64_t grew) {
+  std::string text = field(growth, "field") + " grew in " + std::to_string(grew) + " of " +
+                     std::to_string(counts.size() - 1) + " intervals: ";
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (k > 0) text += " -> ";
+    text += counts[k].is_number() ? grouped(counts[k].to_number<std::uint64_t>()) : "?";
+  }
+  return text;
+}
+
 // "KEY: 1,800 objects, 84.4 KiB, retaining 1.2 MiB"
 void row_head(Line& line, const json::value& row) {
   add(line, field(row, "key"), Tone::kHeading);
@@ -29,10 +42,17 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
   row_head(add(doc.line(), std::to_string(rank) + ". "), row);
   if (const json::value* holder = member(row, "holder"); holder && holder->is_object()) {
     Line& line = add(doc.line("   holder: "), describe(*holder), Tone::kObject);
+    const json::array& counts = list(row, "growthCounts");
     if (const json::value* growth = member(row, "growth"); growth && growth->is_object()) {
-      add(line, " (" + field(*growth, "field") + " " + growth_count(*growth, "baseline") + " -> " +
-                    growth_count(*growth, "target") + " -> " + growth_count(*growth, "later") +
-                    ")");
+      const std::string rebuilt =
+          flag(*growth, "rebuilt") ? "; what it holds is rebuilt, a grown copy each time" : "";
+      if (counts.size() >= 2) {
+        add(line, " (" + series_growth(*growth, counts, num(row, "grewIntervals")) + rebuilt + ")");
+      } else {
+        add(line, " (" + field(*growth, "field") + " " + growth_count(*growth, "baseline") +
+                      " -> " + growth_count(*growth, "target") + " -> " +
+                      growth_count(*growth, "later") + rebuilt + ")");
+      }
     }
     if (const json::value* reach = member(row, "reach"); reach && reach->is_object()) {
       doc.line("   reach:  " + field(*reach, "kind") + " " + field(*reach, "name") + " (ROOT " +
@@ -78,6 +98,9 @@ Doc explain_text(const json::value& explain, const RenderOptions& options) {
     head += " since " + baseline;
   if (std::string later = heap_label(explain, "later"); !later.empty())
     head += ", still alive in " + later;
+  if (const json::value* files = member(explain, "files");
+      files && list(*files, "dumps").size() > 3)
+    head += ", growth over " + std::to_string(list(*files, "dumps").size()) + " dumps";
   head +=
       "; " + counted(leak_count, "leak", "leaks") + ", " + grouped(noise_count) + " probably not)";
   if (offset > 0) head += ", from row " + std::to_string(offset + 1);

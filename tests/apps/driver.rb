@@ -98,6 +98,7 @@ truth = {
   'window' => [gc_at['A'], gc_at['B']],
   'holder' => (app.holder ? Addr.kind(app.holder) : { 'address' => nil, 'root' => app.holder_root }).merge('what' => app.holder_what),
   'holder_address_at_A' => holder_addr,
+  'holder_grows' => app.holder_grows,
   'leak' => {
     'note' => 'objects not alive at A that the holder reaches through such objects in B and still in C',
     'count' => leak.size,
@@ -116,6 +117,7 @@ truth = {
   },
   'benign' => app.benign.map { |o, what| Addr.kind(o).merge('what' => what) },
   'bounded' => app.bounded.map { |what, o, cap| Addr.kind(o).merge('what' => what, 'cap' => cap).compact },
+  'made_once' => app.made_once.map { |o, what| Addr.kind(o).merge('what' => what) },
   'grows' => app.grows.map { |o, what| Addr.kind(o).merge('what' => what) },
   'first_row_accept' => app.first_row_accept.map { |o| Addr.of(o) },
   'true_leaks' => app.true_leaks,

@@ -20,6 +20,9 @@ class LeakyApp
   # when holder is nil: the GC root category that holds the leak with no object of
   # the program in between (e.g. 'finalizers'); explain's first row must name it
   def holder_root = nil
+  # false when the holder is alive in A, B and C but its own size does not grow (it keeps
+  # one key whose value, the growing container, is rebuilt: a new object each time)
+  def holder_grows = true
   # objects the leak walk starts from (the holder, unless the leak has several parts)
   def leak_roots = [holder]
   # [[object, what]]: new in B, still in C, bounded (a pool that grew once)
@@ -27,6 +30,10 @@ class LeakyApp
   # [[what, container]] or [[what, container, cap]]: containers that must not grow from
   # B to C (with a cap: that fill up to it, a ring buffer, and never pass it)
   def bounded = []
+  # [[object, what]]: holders alive since boot that a framework fills once between A and B
+  # (a pool thread's per-thread registries, a reaper's Fiber): never a leak row. Their
+  # own size is not checked (a Thread's reference count moves with its stack)
+  def made_once = []
   # [[object, what]]: old objects (alive at A) that grow in place, a leak with no new
   # objects (a String buffer appended to, an Array of Integers)
   def grows = []

@@ -34,6 +34,23 @@ clean = series(client, File.join(dir, "clean"))
 _, err, status = Open3.capture3(heapleak, "check", *clean)
 check(status.exitstatus != 6, "a clean series is judged (exit #{status.exitstatus}) #{err.lines.first}")
 
+# The leak table names the process and the dump times from the manifests
+# the gem wrote (docs/fleet.md), and fleet finds the series by them.
+out, err, status = Open3.capture3(heapleak, "explain", "--format", "jsonl", *clean)
+rows = out.lines.map { |line| JSON.parse(line) }
+manifests = %w[A B C].map { |n| JSON.parse(File.read(File.join(dir, "clean", "#{n}.manifest.json"))) }
+check(status.success? && !rows.empty?, "explain --format jsonl gives #{rows.size} rows #{err.lines.first}")
+check(rows.all? { |r| r["pid"] == Process.pid && r["host"] == Socket.gethostname }, "each row names this process (pid, host)")
+check(rows.all? { |r| r["process_started_at"] == manifests[0]["process"]["started_at"] }, "and its start time")
+check(rows.all? { |r| r["time_source"] == "manifest" && r["dumped_at"] == manifests.map { |m| m["capture"]["started_at"] } },
+      "dump times are the manifests' capture.started_at")
+check(rows.any? { |r| r["growth"].size == 3 && r["growth"].each_cons(2).all? { |a, b| a < b } && r["growth_per_hour"].positive? },
+      "a row's holder grows dump after dump, per hour of the manifests' times: #{rows.map { |r| [r['key'], r['growth']] }}")
+out, err, status = Open3.capture3(heapleak, "fleet", File.join(dir, "clean"))
+series = out.lines.map { |line| JSON.parse(line)["series"] }.uniq
+check(status.success? && series == ["#{Socket.gethostname}/#{Process.pid}/#{manifests[0]['process']['started_at']}"],
+      "fleet finds the one series by its manifests: #{series} #{err}")
+
 if GC.respond_to?(:compact)
   compacted = series(client, File.join(dir, "compacted"), compact: true)
   out, err, status = Open3.capture3(heapleak, "check", *compacted)

@@ -204,19 +204,20 @@ try:
 except ET.ParseError as e:
     check(False, "JUnit parses", str(e))
 
-# 8. Bad input: clear errors, distinct codes.
+# 8. Bad input: clear errors, distinct codes (docs/exit-codes.md).
 _, err = check_exit(["check", *one, "--baseline", os.path.join(WORK, "missing.json")], 3, "missing baseline")
 check("missing.json" in err, "missing baseline: named", err)
 bad = os.path.join(WORK, "bad.json")
 with open(bad, "w") as f:
     f.write('{"heapleakBaseline": 1, "leaks": [{"signature": "xyz"}]}')
-_, err = check_exit(["check", *one, "--baseline", bad], 3, "malformed baseline")
+_, err = check_exit(["check", *one, "--baseline", bad], 7, "malformed baseline (corruptInput)")
 check("not a heapleak baseline" in err and "leaks[0].signature" in err, "malformed baseline: says what", err)
 check_exit(["check", *one, "--format", "html"], 2, "unknown --format")
 check_exit(["check", *one, "--max-leaked-bytes", "lots"], 2, "a size that is not one")
 check_exit(["check", *one, "--fail-on-growth", "0.5"], 2, "a growth factor under 1")
 check_exit(["check", one[0]], 2, "one dump")
 check_exit(["check", *one[:2], os.path.join(WORK, "nope.json")], 6, "a missing dump: the gate cannot judge")
+check_exit(["check", *one, "--baseline", WORK], 14, "a baseline that is a directory (notReadable)")
 # 8b. The report and the baseline are never lost silently: a failed write
 # (at close too: /dev/full takes the buffered bytes and fails the flush) has
 # its own exit code, a baseline is replaced only whole, and the report is

@@ -5,7 +5,7 @@ a small app with a memo leak, its suite run as `rails new` writes it
 (ActiveSupport::TestCase with parallelize(workers: 2), forked processes), then
 as an RSpec suite; each run must leave whole A, B, C dumps of one process and
 `heapleak check` must find the memo as the one new leak (exit 5), never
-broken dumps (exit 3/6).
+broken dumps (exit 6, or a load error of info: docs/exit-codes.md).
 
   test_parallel_hook.py HEAPLEAK RUBY README WORKDIR
 """

@@ -25,10 +25,12 @@ with open(os.path.join(FIXTURES, "rbheap-3dump", "leaked-strings.txt")) as f:
 ARRAY = "0x7f9f030a37d8"  # Leaky.@leak in heap2: holds every leaked string
 LEAKY = "0x7f9f030a3990"  # the class Leaky, referenced by the machine_context root
 
-# Exit codes (heapleak-client --help).
+# Exit codes: the table both CLIs share (docs/exit-codes.md, --help).
 OK, NO_ANSWER, USAGE, FILE_NOT_FOUND, UNKNOWN_ADDRESS = 0, 1, 2, 3, 4
-NOT_READABLE, NOT_A_HEAP_DUMP, CORRUPT_INPUT, UNKNOWN_HEAP, OVER_BUDGET = 5, 6, 7, 8, 9
-INVALID_ARGUMENT, NO_GRAPHVIZ, DAEMON_ERROR, UNREACHABLE, CANCELLED = 10, 11, 12, 13, 130
+GATE_FAILED, NO_VERDICT = 5, 6  # heapleak check only
+CORRUPT_INPUT, UNKNOWN_HEAP, OVER_BUDGET, INVALID_ARGUMENT, NO_GRAPHVIZ = 7, 8, 9, 10, 11
+DAEMON_ERROR, UNREACHABLE, NOT_READABLE, NOT_A_HEAP_DUMP, CANNOT_WRITE = 12, 13, 14, 15, 16
+CANCELLED = 130
 
 os.makedirs(WORK, exist_ok=True)
 TMP = tempfile.mkdtemp(prefix="hlc-")  # short: unix socket paths are limited to 107 bytes

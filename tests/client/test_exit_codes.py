@@ -1,4 +1,5 @@
-"""Every exit code of heapleak-client's table (130 is also in test_cancel):
+"""Every exit code of heapleak-client's table (130 is also in test_cancel; the
+table is the one heapleak shares, docs/exit-codes.md; 5 and 6 are check's):
 usage errors, each data.reason, missing Graphviz, a broken daemon (a fake one
 here), and a daemon that cannot be reached."""
 import socket as sockets
@@ -83,7 +84,12 @@ def test():
     r = expect(["root", "h1", "0x1", "--format", "svg"], NO_GRAPHVIZ, "no Graphviz", env=no_dot)
     check("apt-get install graphviz" in r.stderr, "says how to install Graphviz", r)
 
-    expect(["root", H2, LEAKED[0], "-o", "/nonexistent/dir/g.dot"], DAEMON_ERROR, "unwritable -o file")
+    expect(["root", H2, LEAKED[0], "-o", "/nonexistent/dir/g.dot"], CANNOT_WRITE, "unwritable -o file")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([CLIENT, "--socket", SOCKET, "list"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=60, env=BASE_ENV)
+    check(r.returncode == CANNOT_WRITE and "cannot write the output" in r.stderr,
+          "stdout on /dev/full: exit %d, %r" % (r.returncode, r.stderr))
     fake = os.path.join(TMP, "fake.sock")
     server = fake_daemon(fake, b"Content-Length: 5\r\n\r\nhello")
     r = expect(["list"], DAEMON_ERROR, "a reply that is not JSON", socket=fake)

@@ -75,6 +75,21 @@ def test_shared_commands():
                 check(f1.read() == f2.read(), "root --format %s: the same %s from both CLIs" % (fmt, fmt))
 
 
+def test_series():
+    """explain over a series: loaded last, as the other tests count heap ids."""
+    # Four dumps (A, B, B again, C): each row's growth in every dump, alike.
+    series = []
+    for k, source in enumerate((H1, H2, H2, H3)):
+        series.append(os.path.join(TMP, "series%d.jsonl.gz" % (k + 1)))
+        shutil.copy(source, series[-1])
+    a, b = cli("explain", *series), client("explain", *series)
+    check(a.returncode == b.returncode == OK, "explain over a series: both exit 0 (%d, %d)\n%s\n%s"
+          % (a.returncode, b.returncode, a.stderr, b.stderr))
+    check("(length grew in 2 of 3 intervals: 50 -> 100 -> 100 -> 150)" in a.stdout,
+          "explain over a series: the holder's growth in every dump\n" + a.stdout)
+    same("explain over a series", a.stdout, b.stdout, [])
+
+
 def nasty_dump(path):
     """A small dump whose strings carry terminal controls: a class named with an
     OSC title change and a bell, a file path with CSI and a right-to-left
@@ -170,11 +185,61 @@ def test_json_spellings():
         check(r.returncode == USAGE and "--format expects" in r.stderr, "heapleak %s --format yaml" % args[0], r)
 
 
+def test_same_exit_codes():
+    """One exit-code table (docs/exit-codes.md): the same failure through both
+    CLIs ends with the same code, and both --help pages end with the table."""
+    not_dump = os.path.join(TMP, "notes.json")
+    with open(not_dump, "w") as f:
+        f.write("hello\nworld\n")
+    corrupt = os.path.join(TMP, "corrupt.json.gz")
+    with open(H1, "rb") as src, open(corrupt, "wb") as dst:
+        dst.write(src.read()[:12])  # a gzip cut before any record
+    missing = os.path.join(TMP, "missing.json")
+    failures = [
+        ("a missing file", ["top", missing], ["top", missing], FILE_NOT_FOUND),
+        ("a directory", ["top", TMP], ["top", TMP], NOT_READABLE),
+        ("a file that is not a dump", ["top", not_dump], ["top", not_dump], NOT_A_HEAP_DUMP),
+        ("a corrupt gzip", ["top", corrupt], ["top", corrupt], CORRUPT_INPUT),
+        ("not an address", ["path", H2, "zz"], ["path", "h2", "zz"], INVALID_ARGUMENT),
+        ("no such grouping", ["stats", H1, H2, "--by", "colour"], ["stats", "h1", "h2", "--by", "colour"],
+         INVALID_ARGUMENT),
+        ("an address not in the heap", ["path", H2, "0x1"], ["path", "h2", "0x1"], UNKNOWN_ADDRESS),
+        ("an unknown flag", ["top", H2, "--nope"], ["top", "h2", "--nope"], USAGE),
+        ("a count that is not one", ["top", H2, "--limit", "ten"], ["top", "h2", "--limit", "ten"], USAGE),
+        ("an -o file that cannot be written", ["root", H2, LEAKED[0], "-o", "/nonexistent/dir/g.dot"],
+         ["root", "h2", LEAKED[0], "-o", "/nonexistent/dir/g.dot"], CANNOT_WRITE),
+    ]
+    for what, one_shot_args, client_args, code in failures:
+        a, b = cli(*one_shot_args), client(*client_args)
+        check(a.returncode == b.returncode == code, "%s: heapleak exits %d, heapleak-client %d, expected %d\n"
+              "--- heapleak\n%s--- heapleak-client\n%s" % (what, a.returncode, b.returncode, code, a.stderr,
+                                                         b.stderr))
+        check(a.stderr.strip() and b.stderr.strip(), "%s: both say why" % what)
+    # stdout that cannot take the answer (a full disk).
+    codes = []
+    for argv in ([HEAPLEAK, "top", H2], [CLIENT, "--socket", SOCKET, "top", "h2"]):
+        with open("/dev/full", "w") as full:
+            codes.append(subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, timeout=120, env=ENV).returncode)
+    check(codes == [CANNOT_WRITE, CANNOT_WRITE], "stdout on /dev/full: exit %s, expected 16 in both" % codes)
+    # Both --help pages end with the one table, and its last line points to the page.
+    one, two = cli("--help").stdout, client("--help").stdout
+    table = one[one.index("exit codes"):]
+    check(two.endswith(table), "heapleak-client --help ends with heapleak's exit-code table\n%s" % two[-1500:])
+    check(table.rstrip().endswith("docs/exit-codes.md"), "the table points to docs/exit-codes.md", None)
+    # And the page lists the same codes.
+    with open(os.path.join(SOURCE, "docs", "exit-codes.md")) as f:
+        documented = set(int(c) for c in re.findall(r"^\| (\d+) \|", f.read(), re.M))
+    shown = set(int(c) for c in re.findall(r"^\s{1,4}(\d+)  ", table, re.M))
+    check(documented == shown, "docs/exit-codes.md lists %s, --help %s" % (sorted(documented), sorted(shown)))
+
+
 def test():
     test_versions()
     test_json_spellings()
     test_shared_commands()
     test_dump_strings_escaped()
+    test_series()
+    test_same_exit_codes()
     expect(["stop"], OK, "stop", env=ENV)
 
 

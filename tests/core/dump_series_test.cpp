@@ -181,3 +181,26 @@ TEST_CASE("the capture manifests decide: another process, out of order, a compac
     CHECK(warnings[0] == finding->message);
   }
 }
+
+TEST_CASE("a series D1..DN is checked pair by pair, its dumps named D1, D2, ...", "[dump_series]") {
+  auto d1 = dump(0x7f0000000000, 8, 3);
+  auto d2 = dump(0x7f0000000000, 9, 5);
+  auto d3 = dump(0x7f0000000000, 9, 4);  // taken before D2: only D2-D3 is out of order
+  auto d4 = dump(0x7f0000000000, 10, 7);
+  auto d5 = dump(0x7f0000000000, 10, 9);
+  const std::vector<const Heap*> heaps{d1.get(), d2.get(), d3.get(), d4.get(), d5.get()};
+  const SeriesCheck check = check_series_of(heaps, false);
+  REQUIRE(check.findings.size() == 1);
+  CHECK(check.findings[0].problem == SeriesProblem::kOutOfOrder);
+  CHECK(check.findings[0].first == "D2");
+  CHECK(check.findings[0].second == "D3");
+  CHECK(check.findings[0].message.find("D3's newest object") != std::string::npos);
+  // D1, D4, D5 alone (what the 3-dump diff reads) do not see it.
+  CHECK(check_series(*d1, *d4, d5.get(), false).findings.empty());
+  // The diff's compaction flag names the whole series, first to last.
+  const std::vector<const Heap*> clean{d1.get(), d2.get(), d4.get(), d5.get()};
+  const SeriesCheck compacted = check_series_of(clean, true);
+  REQUIRE(compacted.findings.size() == 1);
+  CHECK(compacted.findings[0].first == "D1");
+  CHECK(compacted.findings[0].second == "D4");
+}

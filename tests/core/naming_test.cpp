@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/naming_runtime.h"
 #include "core/object_key.h"
 #include "tests/core/test_dump.h"
 
@@ -56,6 +57,31 @@ TEST_CASE("one naming function gives the Ruby-facing name", "[naming]") {
   CHECK(name("0x105") == "ARRAY");
   CHECK(name("0x106") == "Hash");
   CHECK(name("0x107") == "#<Class:0x21>");
+}
+
+// Ruby 3.1 dumps an anonymous class's temporary path as its name: a
+// singleton class of an anonymous object still reads as one, and a row
+// names them in words, never by an address (issue 25, defect 8).
+TEST_CASE("rows name singleton and anonymous classes in Ruby's words", "[naming]") {
+  auto heap = load_text(join_lines({
+      R"({"address":"0x10", "type":"CLASS", "class":"0x11", "name":"UserCache"})",
+      object_line({"0x11", "CLASS", "", {"0x10"}, R"("singleton":true)"}),
+      class_line("0x27", "Object"),
+      class_line("0x28", "Item"),
+      object_line({"0x26", "CLASS", "", {"0x27", "0x110"}, R"("singleton":true)"}),
+      object_line(
+          {"0x29", "CLASS", "", {"0x28", "0x111"}, R"("name":"#<Class:0x0000000000000029>")"}),
+      object_line({"0x30", "CLASS", "", {}, R"("name":"#<Class:0x0000000000000030>")"}),
+      object_line({"0x110", "OBJECT", "0x26"}),
+      object_line({"0x111", "OBJECT", "0x29"}),
+  }));
+  auto label = [&](const char* address) { return class_label(*heap, index_of(*heap, address)); };
+  CHECK(label("0x10") == "UserCache");
+  CHECK(label("0x11") == "#<Class:UserCache>");
+  CHECK(label("0x26") == "singleton class of an Object");
+  CHECK(label("0x29") == "singleton class of an Item");
+  CHECK(ruby_class_name(*heap, index_of(*heap, "0x29")) == "#<Class:#<Item:0x111>>");
+  CHECK(label("0x30") == "anonymous class");
 }
 
 TEST_CASE("without references a singleton class has only its address", "[naming]") {

@@ -140,4 +140,11 @@ TEST_CASE("redact_dump copies a gzip dump with every value redacted and loads th
     REQUIRE_FALSE(same);
     CHECK(same.error().reason == ErrorReason::kInvalidArgument);
   }
+  SECTION("a copy that cannot be written says so (notWritable, not notReadable)") {
+    auto nowhere =
+        redact_dump(plain.path(), "/nonexistent-heapleak-dir/out.json", sequential_key());
+    REQUIRE_FALSE(nowhere);
+    CHECK(nowhere.error().reason == ErrorReason::kNotWritable);
+    CHECK(nowhere.error().message.find("cannot write") != std::string::npos);
+  }
 }

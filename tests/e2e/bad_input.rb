@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 # bad_input.rb: end-to-end test of heapleak's errors and exit codes on bad input
+# (the table both CLIs share: docs/exit-codes.md)
 # (0 ok, 1 no answer, 2 usage, 3 cannot read input, 4 unknown address), and of
 # loading a dump with broken lines (NUL bytes, invalid UTF-8, truncated last line).
 #
@@ -22,6 +23,26 @@ E2E.check(E2E.run('frobnicate').code == 2, 'unknown command -> exit 2')
 E2E.check(E2E.run('stats', h1).code == 2, 'stats with one dump -> exit 2')
 E2E.check(E2E.run('--help').code.zero?, '--help -> exit 0')
 
+# --- heapleak fleet: usage, a missing directory, and a series by directory
+E2E.check(E2E.run('fleet').code == 2, 'fleet without a directory -> exit 2')
+E2E.check(E2E.run('fleet', work, '--out-dir', work).code == 2, 'fleet --out-dir without --print-commands -> exit 2')
+r = E2E.run('fleet', File.join(work, 'no-such-dir'))
+E2E.check(r.code == 1 && r.err.include?('no-such-dir: not a directory') && r.err.include?('0 series found'),
+          'fleet on a missing directory -> exit 1, named', r.err.strip[0, 200])
+series = File.join(work, 'fleet', 'rbheap')
+FileUtils.mkdir_p(series)
+[h1, h2, h3].each_with_index do |path, k|
+  FileUtils.cp(path, series)
+  File.utime(1_000_000 + k * 600, 1_000_000 + k * 600, File.join(series, File.basename(path)))
+end
+FileUtils.cp(File.join(dir, 'leaked-strings.txt'), series)
+r = E2E.run('fleet', File.join(work, 'fleet'))
+rows = r.out.lines.map { |line| JSON.parse(line) }
+E2E.check(r.code.zero? && !rows.empty? && rows.all? { |row| row['series'] == series && row['time_source'] == 'mtime' },
+          'fleet explains a series without manifests by its directory', r.err.strip[0, 300])
+E2E.check(rows.all? { |row| row['dumps'].map { |d| File.basename(d) } == %w[heap1.jsonl.gz heap2.jsonl.gz heap3.jsonl.gz] && row['hours'] == 1200 / 3600.0 },
+          'in mtime order, its hours from the mtimes', rows.first.to_s[0, 300])
+
 # --- missing file
 missing = File.join(work, 'no-such-dump.json')
 r = E2E.run('stats', missing, h2, h3)
@@ -34,14 +55,14 @@ E2E.check(r.code == 3, 'root on a missing file -> exit 3', "got #{r.code}")
 text = File.join(work, 'not-a-dump.txt')
 File.write(text, "This is a README, not a heap dump.\nIt has several lines\nof plain text.\n" * 20)
 r = E2E.run('stats', text, text, text)
-E2E.check(r.code == 3, 'stats on a text file -> exit 3', "got #{r.code}: #{r.err.strip[0, 200]}")
+E2E.check(r.code == 15, 'stats on a text file -> exit 15 (notAHeapDump)', "got #{r.code}: #{r.err.strip[0, 200]}")
 E2E.check(r.err.include?('not-a-dump.txt'), 'the message names the file', r.err.strip[0, 200])
 
 # --- corrupt gzip (gzip magic, then garbage)
 bad_gz = File.join(work, 'corrupt.json.gz')
 File.binwrite(bad_gz, "\x1f\x8b\x08\x00".b + Random.new(7).bytes(4096))
 r = E2E.run('stats', bad_gz, h2, h3)
-E2E.check(r.code == 3, 'stats on a corrupt gzip -> exit 3', "got #{r.code}: #{r.err.strip[0, 200]}")
+E2E.check(r.code == 7, 'stats on a corrupt gzip -> exit 7 (corruptInput)', "got #{r.code}: #{r.err.strip[0, 200]}")
 
 # --- unknown addresses
 r = E2E.run('root', h2, '0xdeadbeef')
@@ -49,8 +70,10 @@ E2E.check(r.code == 4, 'root with an address absent from the heap -> exit 4', "g
 E2E.check(r.text.include?('0xdeadbeef'), 'the message names the address', r.err.strip[0, 200])
 r = E2E.run('path', h2, '0xdeadbeef')
 E2E.check(r.code == 4, 'path with an address absent from the heap -> exit 4', "got #{r.code}")
+r = E2E.run('redact', h1, File.join(work, 'no-such-dir', 'copy.json.gz'))
+E2E.check(r.code == 16, 'redact into a missing folder -> exit 16 (cannot write)', "got #{r.code}: #{r.err.strip[0, 200]}")
 r = E2E.run('root', h2, 'not-an-address')
-E2E.check([2, 4].include?(r.code), 'root with a malformed address -> exit 2 or 4', "got #{r.code}")
+E2E.check(r.code == 10, 'root with a malformed address -> exit 10 (invalid argument)', "got #{r.code}")
 
 # --- broken lines: heap1 with a NUL-byte line, an invalid UTF-8 line and a truncated last line
 lines = Zlib::GzipReader.open(h1) { |gz| gz.each_line.to_a }

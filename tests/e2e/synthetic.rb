@@ -81,4 +81,23 @@ E2E.heapleak = heapleak
   end
 end
 
+# --leak NAME, repeated: a leak of its own per name (its holder class and
+# Hash), each found as its own row with its own signature and holder.
+dir = File.join(work, 'two-leaks')
+FileUtils.rm_rf(dir)
+E2E.sh(synth, '--out', dir, '--objects', '20000', '--seed', '3', '--leak', 'CacheX', '--leak', 'CacheY')
+truth = JSON.parse(File.read(File.join(dir, 'truth.json')))
+E2E.check(truth['leaks'].map { |l| l['holderClass'] } == %w[CacheX CacheY], 'truth lists both leaks', truth['leaks'].inspect)
+explain = E2E.json('explain', *%w[A B C].map { |n| File.join(dir, "#{n}.json") }, '--json')
+if explain
+  rows = explain['leaks'].select { |row| %w[CacheX CacheY].include?(row.dig('reach', 'name')) }
+  E2E.check(rows.map { |row| row.dig('reach', 'name') }.sort == %w[CacheX CacheY] && rows.map { |row| row['signature'] }.uniq.size == 2,
+            'explain finds each leak as its own row and signature', explain['leaks'].map { |r| r['key'] }.inspect)
+  truth['leaks'].each do |leak|
+    row = rows.find { |r| r.dig('reach', 'name') == leak['holderClass'] }
+    E2E.check(row && row['holder']['address'] == leak['holder'] && row['count'] == leak['count'],
+              "#{leak['holderClass']}: its holder and its #{leak['count']} objects", row.to_s[0, 200])
+  end
+end
+
 E2E.finish

@@ -114,6 +114,18 @@ TEST_CASE("explain: rows, growth, the rows left out and the noise", "[render]") 
   CHECK(has(plain(explain_text(explain, with_samples)), "   samples: 0xa 0xb\n"));
 }
 
+TEST_CASE("explain: a holder whose entry is rebuilt says so beside its size", "[render]") {
+  const auto explain = wire(R"({"target":"h2","leakCount":1,"noiseCount":0,
+    "total":{"count":510,"memsize":44032},
+    "leaks":[{"key":"Hash in ReportJob","count":510,"memsize":44032,"retained":44032,
+      "holder":{"address":"0x7f2","name":"Hash","type":"HASH"},
+      "growth":{"field":"size","baseline":1,"target":1,"later":1,"rebuilt":true}}],
+    "noise":[]})");
+  CHECK(has(plain(explain_text(explain)),
+            "   holder: 0x7f2 Hash (size 1 -> 1 -> 1; what it holds is rebuilt, a grown copy each "
+            "time)\n"));
+}
+
 TEST_CASE("explain: no leaks says none", "[render]") {
   const auto explain = wire(R"({"target":"h2","leakCount":0,"noiseCount":0,
     "total":{"count":0,"memsize":0},"leaks":[],"noise":[]})");

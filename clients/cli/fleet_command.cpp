@@ -1,0 +1,298 @@
+// `heapleak fleet DIR...`: the leak rows of every series under the
+// directories as one table. Each series (the dumps of one process,
+// core/fleet_series.h) is a plain `heapleak explain ... --format jsonl` run in
+// a child process, as many at once as the cores and the memory allow; their
+// rows are concatenated in series order. `--print-commands` prints those runs
+// instead, for a scheduler of the fleet's own (docs/fleet.md).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "clients/cli/cli_output.h"
+#include "clients/cli/commands.h"
+#include "clients/cli/size_arg.h"
+#include "core/fleet_series.h"
+#include "core/memory_headroom.h"
+
+extern char** environ;
+
+namespace heapleak::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: heapleak fleet DIR... [options]
+
+The leak rows of every series under the directories, as one JSON-lines
+table (explain --format jsonl's columns, docs/fleet.md). A series is the
+dumps of one process: grouped by the capture manifests' host, pid and start
+time when the dumps have them, else by directory; ordered by GC count, else
+dump time. Each series is one `heapleak explain A B C --format jsonl` run in
+a process of its own, as many at once as --jobs and --max-memory allow. A
+series that fails is reported on stderr and the others go on.
+
+options:
+  -o FILE           write the table to FILE instead of stdout
+  --jobs N          at most N series at once (default: the cores)
+  --max-memory SIZE the runs at once together may peak at most SIZE (e.g. 8G;
+                    default: the memory available); each is estimated as the
+                    loads of its dumps (half the JSON + 16 MiB each)
+  --print-commands  print the explain command of each series, one a line,
+                    instead of running them (for xargs -P, a Kubernetes Job,
+                    a CI matrix); cat their outputs for the same table
+  --out-dir DIR     with --print-commands: each command writes DIR/NNNN.jsonl
+
+The cache flags (--no-cache, --cache-dir, --cache-max-bytes) go to every run.
+
+Exit codes: 0 every series ran, 1 some failed or none was found (the table
+holds the rows of those that ran), 2 usage error.
+)";
+
+// Explain reads a whole series (growth per interval), but keeps every dump of
+// it loaded: a longer series is sampled to eight dumps spread evenly, the
+// first and the last among them.
+constexpr std::size_t kDumpsPerRun = 8;
+
+std::string self_path() {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("heapleak") : path.string();
+}
+
+std::string shell_quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-./=:@%+,") == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Run {
+  const FleetSeries* series = nullptr;
+  std::vector<std::string> argv;  // the command, program first
+  std::uint64_t estimate = 0;     // bytes its loads may peak at
+  std::string out, err;           // its files under the scratch directory
+  pid_t pid = 0;
+  int status = -1;  // waitpid's, or -1: never started
+  std::string failure;
+};
+
+// The cache flags fleet was given (main took them out of its arguments),
+// for each run: what differs from what a run would do by itself.
+std::vector<std::string> cache_flags() {
+  const HeapCache& cache = cli_cache();
+  std::vector<std::string> flags;
+  if (cache.dir() != default_cache_dir()) flags.insert(flags.end(), {"--cache-dir", cache.dir()});
+  const char* off = std::getenv("HEAPLEAK_NO_CACHE");
+  const bool off_by_env = off && *off && std::string_view(off) != "0";
+  if (!cache.enabled() && !off_by_env) flags.push_back("--no-cache");
+  if (cache.max_bytes() != CacheOptions{}.max_bytes)
+    flags.insert(flags.end(), {"--cache-max-bytes", std::to_string(cache.max_bytes())});
+  return flags;
+}
+
+std::vector<std::string> explain_argv(const std::string& program, const FleetSeries& series) {
+  std::vector<std::string> argv{program, "explain"};
+  for (const auto& dump : dumps_to_compare(series, kDumpsPerRun)) argv.push_back(dump.path);
+  argv.insert(argv.end(), {"--format", "jsonl"});
+  for (auto& flag : cache_flags()) argv.push_back(std::move(flag));
+  return argv;
+}
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& word : argv) line += (line.empty() ? "" : " ") + shell_quoted(word);
+  return line;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+bool spawn(Run& run) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, run.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, run.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  std::vector<char*> argv;
+  for (auto& word : run.argv) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  const int error = ::posix_spawn(&run.pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) run.failure = std::string("cannot start: ") + std::strerror(error);
+  return error == 0;
+}
+
+std::string why_failed(const Run& run) {
+  std::string why;
+  if (WIFEXITED(run.status))
+    why = "exit " + std::to_string(WEXITSTATUS(run.status));
+  else if (WIFSIGNALED(run.status))
+    why = "killed by signal " + std::to_string(WTERMSIG(run.status));
+  const auto said = lines_of(run.err);
+  return said.empty() ? why : why + ": " + said.back();
+}
+
+}  // namespace
+
+int run_fleet(const std::vector<std::string>& argv) {
+  const Args args = parse_args(
+      argv, {{"--print-commands", "--help", "-h"}, {"-o", "--jobs", "--max-memory", "--out-dir"}});
+  if (args.has("--help") || args.has("-h")) {
+    std::cout << kHelp;
+    return kExitOk;
+  }
+  if (args.positional.empty()) throw UsageError{"expects one or more directories"};
+  std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (auto value = args.value("--jobs"))
+    jobs = std::max<std::size_t>(1, parse_count("--jobs", *value));
+  // 0: no --max-memory (the memory available is the budget then).
+  const std::uint64_t max_memory =
+      args.value("--max-memory") ? parse_byte_size("--max-memory", *args.value("--max-memory")) : 0;
+  if (args.value("--out-dir") && !args.has("--print-commands"))
+    throw UsageError{"--out-dir goes with --print-commands"};
+
+  const auto started = std::chrono::steady_clock::now();
+  const FleetScan scan = find_fleet_series(args.positional);
+  for (const auto& error : scan.errors) std::cerr << "heapleak fleet: " << error << "\n";
+  const std::string program = self_path();
+  std::vector<Run> runs;
+  std::vector<std::string> skipped;
+  for (const auto& series : scan.series) {
+    if (series.dumps.size() < 2) {
+      skipped.push_back(series.name + ": one dump (" + series.dumps.front().path +
+                        "), explain needs two");
+      continue;
+    }
+    Run run;
+    run.series = &series;
+    run.argv = explain_argv(program, series);
+    for (const auto& dump : dumps_to_compare(series, kDumpsPerRun))
+      run.estimate += load_peak_estimate(dump.path);
+    runs.push_back(std::move(run));
+  }
+
+  if (args.has("--print-commands")) {
+    std::string text;
+    const auto out_dir = args.value("--out-dir");
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      std::vector<std::string> words = runs[k].argv;
+      if (out_dir) {
+        char name[32];
+        std::snprintf(name, sizeof name, "/%04zu.jsonl", k + 1);
+        words.insert(words.end(), {"-o", *out_dir + name});
+      }
+      text += command_line(words) + "\n";
+    }
+    for (const auto& why : skipped) std::cerr << "heapleak fleet: skipped " << why << "\n";
+    return write_output(args, text) ? (skipped.empty() ? kExitOk : kExitNoAnswer)
+                                    : kExitCannotWrite;
+  }
+
+  // Each run writes its rows and its stderr into a scratch directory.
+  std::string scratch = (std::filesystem::temp_directory_path() / "heapleak-fleet-XXXXXX").string();
+  if (!::mkdtemp(scratch.data())) {
+    std::cerr << "heapleak fleet: cannot make a scratch directory: " << std::strerror(errno)
+              << "\n";
+    return kExitCannotWrite;
+  }
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    runs[k].out = scratch + "/" + std::to_string(k) + ".jsonl";
+    runs[k].err = scratch + "/" + std::to_string(k) + ".err";
+  }
+  const std::uint64_t budget = max_memory ? max_memory : memory_headroom_bytes();
+  std::map<pid_t, std::size_t> running;
+  std::uint64_t held = 0;
+  std::size_t next = 0;
+  while (next < runs.size() || !running.empty()) {
+    // Start what fits: one run always goes when none is running, unless
+    // --max-memory says it cannot fit at all.
+    while (next < runs.size() && running.size() < jobs) {
+      Run& run = runs[next];
+      if (max_memory && run.estimate > max_memory) {
+        run.failure =
+            "needs ~" + std::to_string(run.estimate >> 20) + " MiB to load, over --max-memory";
+        ++next;
+        continue;
+      }
+      if (!running.empty() && held + run.estimate > budget) break;
+      ++next;
+      if (!spawn(run)) continue;
+      running[run.pid] = &run - runs.data();
+      held += run.estimate;
+    }
+    if (running.empty()) continue;
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;  // no child left: cannot happen while `running` holds one
+    }
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    Run& run = runs[it->second];
+    run.status = status;
+    held -= run.estimate;
+    running.erase(it);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) run.failure = why_failed(run);
+  }
+
+  std::string table;
+  std::size_t ran = 0, rows = 0;
+  std::vector<std::string> failures, warnings;
+  for (const auto& run : runs) {
+    if (!run.failure.empty()) {
+      failures.push_back(run.series->name + ": " + run.failure);
+      continue;
+    }
+    // What explain warned of (dumps cut short, not one series) stays said.
+    for (const auto& line : lines_of(run.err)) warnings.push_back(run.series->name + ": " + line);
+    ++ran;
+    std::ifstream in(run.out, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string rows_text = text.str();
+    rows += static_cast<std::size_t>(std::count(rows_text.begin(), rows_text.end(), '\n'));
+    table += rows_text;
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  const bool written = write_output(args, table);
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::size_t found = runs.size() + skipped.size();
+  char speed[64];
+  std::snprintf(speed, sizeof speed, "%.1f s (%.1f series/s)", seconds,
+                seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
+  std::cerr << "heapleak fleet: " << found << " series found, " << ran << " run, "
+            << failures.size() + skipped.size() << " failed; " << rows << " leak rows in " << speed
+            << "\n";
+  for (const auto& why : skipped) std::cerr << "  failed: " << why << "\n";
+  for (const auto& why : failures) std::cerr << "  failed: " << why << "\n";
+  for (const auto& what : warnings) std::cerr << "  " << what << "\n";
+  if (!written) return kExitCannotWrite;
+  return found > 0 && failures.empty() && skipped.empty() ? kExitOk : kExitNoAnswer;
+}
+
+}  // namespace heapleak::cli

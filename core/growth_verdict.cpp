@@ -24,6 +24,17 @@ bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
   return false;
 }
 
+std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
+  if (!later || holder == kNoObject || !target.has_edges()) return 0;
+  const SameObject same(IdentityRule::between(target, *later), target, *later);
+  std::size_t gone = 0;
+  for (ObjectIndex y : target.references(holder)) {
+    const auto j = later->find(target.address(y));
+    if (!j || !same(y, *j)) ++gone;
+  }
+  return gone;
+}
+
 bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
                    std::uint64_t retained) {
   if (!later || holder == kNoObject || !target.has_edges()) return false;
@@ -43,6 +54,12 @@ bool looks_bounded(const Growth& growth) {
   const std::uint64_t b = *growth.target, c = *growth.later;
   if (c <= b) return true;
   if (growth.stack && c - b <= std::max<std::uint64_t>(8, b / 10)) return true;
+  if (growth.replaced) {
+    // Entries lost: a Hash's key that lives on (a shared frozen String, or
+    // no object at all: a Symbol, an Integer) is not counted, its value is.
+    const std::uint64_t lost = std::min<std::uint64_t>(b, growth.dropped);
+    if (2 * lost >= b && c - b <= lost) return true;
+  }
   if (!growth.baseline) return false;
   const std::uint64_t a = *growth.baseline;
   // A dip in B, then back near where it was: churn around a cap. A slow but

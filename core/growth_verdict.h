@@ -25,6 +25,10 @@ bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
 // it evicts (an append-only leak keeps every entry). False without `later`.
 bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later);
 
+// How many of the objects `holder` references in `target` are gone by
+// `later` (0 without `later`): how much of what it held it turned over.
+std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later);
+
 // The holder keeps the leak through one entry that is rebuilt, not grown: its
 // first reference in B holds most of the leaked bytes (`retained`, by B's
 // dominator tree) and is gone by C (so it is no leaked object itself), where the holder's first
@@ -41,6 +45,11 @@ bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
 // Thread's or Fiber's references include the values its stack holds at the
 // moment of the dump (167 -> 169 -> 173 for an idle Puma pool thread): a
 // few more in C than in B (up to max(8, B/10)) is that stack, not growth.
+// A container the program replaces by a filtered copy (`replaced`) that lost
+// half or more of what it held in B by C, and grew by no more than it lost,
+// turns over around a cap (a session store swept of expired entries reads
+// 52 -> 47 -> 68 by the phase of the sweep at each dump); a leak keeps what
+// it held, and one that evicts a little (logged-out sessions) keeps most.
 bool looks_bounded(const Growth& growth);
 
 }  // namespace heapleak

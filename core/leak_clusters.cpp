@@ -15,6 +15,7 @@
 #include "core/leak_shape.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
+#include "core/replaced_entries.h"
 #include "core/series_growth.h"
 
 namespace heapleak {
@@ -143,9 +144,26 @@ std::string hex64(std::uint64_t value) {
 }
 
 std::string signature_of(const LeakCluster& cluster, const std::string& holder_name) {
+  // Below a named class or module, the path says where the leak is; above
+  // it, only how the GC happened to reach that class this time: through
+  // Object and its constants, straight from a VM table, or from a word on
+  // the machine stack (a different root on every run). The class's name is
+  // the anchor: the path is hashed from there, without the root category.
+  std::size_t from = 0;
+  std::string root = cluster.reach.root;
+  if (cluster.reach.kind == "class" || cluster.reach.kind == "module") {
+    for (std::size_t k = cluster.path_names.size(); k-- > 0;) {
+      if (cluster.path_names[k] == cluster.reach.name) {
+        from = k;
+        root.clear();
+        break;
+      }
+    }
+  }
   std::string input = "holder=" + holder_name + ";reach=" + cluster.reach.kind + ":" +
-                      cluster.reach.name + ";root=" + cluster.reach.root + ";path=";
-  for (const auto& name : cluster.path_names) input += name + ">";
+                      cluster.reach.name + ";root=" + root + ";path=";
+  for (std::size_t k = from; k < cluster.path_names.size(); ++k)
+    input += cluster.path_names[k] + ">";
   // The objects' biggest class tells apart only rows with no holder (two
   // leaks straight off one root); with a holder, the class-level path is
   // the leak, and the biggest class of one instance is a tie broken by chance.
@@ -401,6 +419,50 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
   return holder_name + " in " + cluster.reach.name + ivar;
 }
 
+ObjectIndex growth_object(const LeakCluster& cluster) {
+  return cluster.hops.empty() ? cluster.holder : cluster.hops.back();
+}
+
+// A holder whose entry holding the leak is rebuilt (growth.rebuilt) may be
+// an owner that replaces a container by a new one (`@errors = @errors.last(50)`,
+// `@sessions = @sessions.reject { ... }`), not by a grown copy: when that
+// entry has a length, it is found again in A and C among the owner's
+// references (core/replaced_entries.h) and the growth is read on it, with
+// whether it dropped entries: a store swept to its cap reads bounded there.
+void read_replaced_entries(const Heap& baseline, const Heap& target, const Heap& later,
+                           std::map<std::pair<ObjectIndex, ObjectIndex>, LeakCluster>& clusters) {
+  std::vector<LeakCluster*> rows;
+  std::vector<EntryQuery> queries;
+  for (auto& [anchor, cluster] : clusters) {
+    if (!cluster.growth.rebuilt) continue;
+    const ObjectIndex owner = growth_object(cluster);
+    const ObjectIndex entry = target.references(owner).front();  // rebuilt_entry's entry
+    if (!target.length(entry)) continue;
+    rows.push_back(&cluster);
+    queries.push_back({owner, entry});
+  }
+  if (rows.empty()) return;
+  const auto in_baseline = find_replaced_entries(target, queries, baseline);
+  const auto in_later = find_replaced_entries(target, queries, later);
+  for (std::size_t q = 0; q < rows.size(); ++q) {
+    if (!in_later[q]) continue;  // C's copy not found: its size still says nothing
+    const ObjectIndex entry = queries[q].entry;
+    Growth& growth = rows[q]->growth;
+    growth.field = target.type(entry) == ObjectType::kHash     ? "size"
+                   : target.type(entry) == ObjectType::kString ? "bytesize"
+                                                               : "length";
+    growth.baseline.reset();
+    if (in_baseline[q]) growth.baseline = baseline.length(*in_baseline[q]);
+    growth.target = target.length(entry);
+    growth.later = later.length(*in_later[q]);
+    growth.stack = false;
+    growth.rebuilt = false;
+    growth.replaced = true;
+    growth.dropped = dropped_entries(target, entry, &later);
+    growth.drops = growth.dropped > 0;
+  }
+}
+
 // Old objects that grew in place are leaks with no new objects: a row each,
 // ranked by the bytes they gained by B, unless they already hold a row.
 template <class Place>
@@ -479,6 +541,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
   const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
   EdgeNameMemo via_memo;  // the rows' paths share their first hops
+  std::map<std::pair<ObjectIndex, ObjectIndex>, std::string> holder_names;
   // How Ruby reaches the row's holder: path, vias, reach, path names; the
   // holder's name (empty without a holder).
   const auto place = [&](LeakCluster& cluster) {
@@ -511,15 +574,17 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       if (!covered[i]) cluster.retained += tree.retained(i);
     }
     cluster.owners = owners_of(target, reachable);
-    const std::string holder_name = place(cluster);
+    holder_names[anchor] = place(cluster);
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
-    cluster.growth = growth_of(baseline, target, later,
-                               cluster.hops.empty() ? cluster.holder : cluster.hops.back());
+    cluster.growth = growth_of(baseline, target, later, growth_object(cluster));
     if (looks_bounded(cluster.growth))  // only then: a search in C
       cluster.growth.rebuilt =
-          rebuilt_entry(target, cluster.hops.empty() ? cluster.holder : cluster.hops.back(), later,
-                        cluster.retained);
+          rebuilt_entry(target, growth_object(cluster), later, cluster.retained);
+  }
+  if (later) read_replaced_entries(baseline, target, *later, clusters);
+  for (auto& [anchor, cluster] : clusters) {
+    const std::string& holder_name = holder_names[anchor];
     cluster.classes = cluster_classes(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     cluster.signature = signature_of(cluster, holder_name);

@@ -41,6 +41,10 @@ struct Growth {
   bool drops = false;    // some of its entries in B are gone by C: it evicts (growth_verdict.h)
   bool rebuilt = false;  // its entry holding the leak was replaced by a copy: size says nothing
   bool stack = false;    // a Thread or Fiber: its references include its stack (growth_verdict.h)
+  // Read on the rebuilt entry instead (core/replaced_entries.h): a container the holder
+  // replaces by a new one between dumps, whose length or size can be read in each.
+  bool replaced = false;
+  std::uint64_t dropped = 0;  // replaced: how many of its references in B are gone by C
 };
 
 struct SiteCount {

@@ -349,6 +349,8 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
                           {"later", optional_json(cluster.growth.later)}};
     // Its size says nothing when what it holds is replaced by grown copies.
     if (cluster.growth.rebuilt) growth.as_object()["rebuilt"] = true;
+    // Read on the container the holder replaces by a new one between dumps.
+    if (cluster.growth.replaced) growth.as_object()["replaced"] = true;
   }
   json::object out{
       {"key", cluster.key},

@@ -45,7 +45,9 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
     const json::array& counts = list(row, "growthCounts");
     if (const json::value* growth = member(row, "growth"); growth && growth->is_object()) {
       const std::string rebuilt =
-          flag(*growth, "rebuilt") ? "; what it holds is rebuilt, a grown copy each time" : "";
+          flag(*growth, "rebuilt")    ? "; what it holds is rebuilt, a grown copy each time"
+          : flag(*growth, "replaced") ? "; read on what it holds, a new container in each dump"
+                                      : "";
       if (counts.size() >= 2) {
         add(line, " (" + series_growth(*growth, counts, num(row, "grewIntervals")) + rebuilt + ")");
       } else {

@@ -117,6 +117,9 @@ truth = {
   },
   'benign' => app.benign.map { |o, what| Addr.kind(o).merge('what' => what) },
   'bounded' => app.bounded.map { |what, o, cap| Addr.kind(o).merge('what' => what, 'cap' => cap).compact },
+  'replaced' => app.replaced.map do |what, addresses, cap, owner|
+    { 'what' => what, 'addresses' => addresses, 'cap' => cap, 'owner' => Addr.of(owner) }
+  end,
   'made_once' => app.made_once.map { |o, what| Addr.kind(o).merge('what' => what) },
   'grows' => app.grows.map { |o, what| Addr.kind(o).merge('what' => what) },
   'first_row_accept' => app.first_row_accept.map { |o| Addr.of(o) },

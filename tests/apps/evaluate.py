@@ -145,7 +145,9 @@ def measure_find(exe, truth, dumps):
         listed = {g.get("address") for g in stats.get("grown", [])}
         m["grown_missed"] = [g["what"] for g in grows if g["address"] not in listed]
     sizes = {}
-    want = {truth["holder"]["address"], *(x["address"] for x in truth["bounded"]), *(g["address"] for g in grows)}
+    replaced = truth.get("replaced", [])
+    want = {truth["holder"]["address"], *(x["address"] for x in truth["bounded"]), *(g["address"] for g in grows),
+            *(a for x in replaced for a in x["addresses"].values())}
     for n in "ABC":
         s = scan(dumps[n], want)
         sizes[n] = {a: s.get(a, (None, None))[1] for a in want}
@@ -153,6 +155,8 @@ def measure_find(exe, truth, dumps):
     m["holder_growth"] = [sizes[n][h] for n in "ABC"]
     m["bounded"] = [(x["what"], [sizes[n][x["address"]] for n in "ABC"], x.get("cap")) for x in truth["bounded"]]
     m["grows"] = [(g["what"], [sizes[n][g["address"]] for n in "ABC"]) for g in grows]
+    # a container replaced by a new one between dumps: its size where it is in each dump
+    m["bounded"] += [(x["what"], [sizes[n][x["addresses"][n]] for n in "ABC"], x["cap"]) for x in replaced]
     return m
 
 
@@ -229,6 +233,8 @@ def measure_explain(exe, truth, dumps):
     # a container of benign churn (a cache at its cap, a ring buffer), or a holder a
     # framework filled once (made_once), must never be a leak row
     bounded = {x["address"]: x["what"] for x in truth["bounded"] + truth.get("made_once", [])}
+    for x in truth.get("replaced", []):  # neither the replaced container nor its owner
+        bounded.update({a: x["what"] for a in [*x["addresses"].values(), x["owner"]]})
     m["bounded_as_leak"] = [bounded[a] for a in ((r.get("holder") or {}).get("address") for r in rows if isinstance(r.get("holder"), dict)) if a in bounded]
     # the leak set is alive (the driver reached it): none of it may be filed as garbage
     # not yet collected (issue 25, defect 4: the class field is a reference)

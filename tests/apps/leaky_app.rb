@@ -30,6 +30,11 @@ class LeakyApp
   # [[what, container]] or [[what, container, cap]]: containers that must not grow from
   # B to C (with a cap: that fill up to it, a ring buffer, and never pass it)
   def bounded = []
+  # [[what, {'A' => address, 'B' => ..., 'C' => ...}, cap, owner]]: bounded containers that
+  # the program replaces by a new object between dumps (`@h = @h.reject { ... }`): at another
+  # address in each dump (recorded by at_dump), never past cap; neither they nor their owner
+  # (the object whose ivar holds them) may be a leak row
+  def replaced = []
   # [[object, what]]: holders alive since boot that a framework fills once between A and B
   # (a pool thread's per-thread registries, a reaper's Fiber): never a leak row. Their
   # own size is not checked (a Thread's reference count moves with its stack)

@@ -109,7 +109,7 @@ struct ManifestSeries {
   }
   ~ManifestSeries() { std::system(("rm -rf " + dir).c_str()); }
 
-  std::shared_ptr<const Heap> add(const std::string& name, std::uint64_t base, int pid,
+  std::shared_ptr<const Heap> add(const std::string& name, std::uint64_t /*base*/, int pid,
                                   int gc_count, int compact_count) {
     // The same heap pages each time: the page heuristic alone would call these one series.
     const std::string path = dir + "/" + name + ".json";

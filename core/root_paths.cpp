@@ -10,39 +10,24 @@ RootPaths::RootPaths(const Heap& heap) : parent_(heap.size(), kUnreached) {
   std::vector<ObjectIndex> queue;
   queue.reserve(heap.size());
   const auto& roots = heap.roots();
-  const auto seed = [&](bool machine_stack) {
-    for (std::uint32_t category = 0; category < roots.size(); ++category) {
-      if ((roots[category].name == kMachineStackRoot) != machine_stack) continue;
-      for (ObjectIndex target : roots[category].targets) {
-        if (parent_[target] != kUnreached) continue;  // the first category to name it wins
-        parent_[target] = kRootBase + category;
-        queue.push_back(target);
-      }
+  for (std::uint32_t category = 0; category < roots.size(); ++category) {
+    for (ObjectIndex target : roots[category].targets) {
+      if (parent_[target] != kUnreached) continue;  // the first category to name it wins
+      parent_[target] = kRootBase + category;
+      queue.push_back(target);
     }
-  };
-  std::size_t head = 0;
-  const auto search = [&] {
-    for (; head < queue.size(); ++head) {
-      const ObjectIndex current = queue[head];
-      auto visit = [&](ObjectIndex next) {
-        if (parent_[next] != kUnreached) return;
-        parent_[next] = current;
-        queue.push_back(next);
-      };
-      for (ObjectIndex next : heap.references(current)) visit(next);
-      // After the references: a path names a reference over the class when both reach.
-      if (const ObjectIndex klass = heap.class_edge(current); klass != kNoObject) visit(klass);
-    }
-  };
-  // The machine stack last: a word on it that happens to point at a class
-  // (conservative scanning) would otherwise be the shortest path to all the
-  // class holds, one run in a few, in place of the path Ruby code names
-  // (`ROOT vm -> Object -> UserCache -> Hash`). What only the stack holds
-  // (a request in flight) is still reached, from there.
-  seed(false);
-  search();
-  seed(true);
-  search();
+  }
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const ObjectIndex current = queue[head];
+    auto visit = [&](ObjectIndex next) {
+      if (parent_[next] != kUnreached) return;
+      parent_[next] = current;
+      queue.push_back(next);
+    };
+    for (ObjectIndex next : heap.references(current)) visit(next);
+    // After the references: a path names a reference over the class when both reach.
+    if (const ObjectIndex klass = heap.class_edge(current); klass != kNoObject) visit(klass);
+  }
   reachable_ = queue.size();
 }
 

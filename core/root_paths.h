@@ -1,8 +1,6 @@
-// Shortest paths from the GC roots: a breadth-first search forward from
+// Shortest paths from the GC roots: one breadth-first search forward from
 // every ROOT category's targets gives each object a parent; a path is a walk
-// up the parents. The machine stack's targets are searched from last, for
-// what the other roots do not reach (root_paths.cpp). Computed once per heap
-// on first use (Heap::root_paths()).
+// up the parents. Computed once per heap on first use (Heap::root_paths()).
 #pragma once
 
 #include <cstdint>
@@ -19,9 +17,6 @@ namespace heapleak {
 // `DATA:VM/pin_array_list`) are moved to `root_via`, so the path starts at
 // what Ruby code can name, and 4.0's `IMEMO:fields` hops are dropped (the
 // fields object is part of its owner: `UserCache -> Hash`, one hop).
-// The root category of the words on the machine stack (conservative scanning).
-inline constexpr const char* kMachineStackRoot = "machine_context";
-
 struct RootPath {
   std::string root;                   // the ROOT category (vm, global_tbl, ...)
   std::vector<ObjectIndex> path;      // path.back() is the object

@@ -19,7 +19,7 @@ started=$SECONDS
 say "system packages"
 need=()
 for pkg in chromium ripgrep curl ruby build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need+=("$pkg")
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep 'install ok installed' >/dev/null || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing: ${need[*]}"

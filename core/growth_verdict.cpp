@@ -15,22 +15,17 @@ bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) 
 }
 
 bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
-  if (!later || holder == kNoObject || !target.has_edges()) return false;
-  const SameObject same(IdentityRule::between(target, *later), target, *later);
-  for (ObjectIndex y : target.references(holder)) {
-    const auto j = later->find(target.address(y));
-    if (!j || !same(y, *j)) return true;
-  }
-  return false;
+  return dropped_entries(target, holder, later, 1) > 0;
 }
 
-std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
+std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later,
+                            std::size_t enough) {
   if (!later || holder == kNoObject || !target.has_edges()) return 0;
   const SameObject same(IdentityRule::between(target, *later), target, *later);
   std::size_t gone = 0;
   for (ObjectIndex y : target.references(holder)) {
     const auto j = later->find(target.address(y));
-    if (!j || !same(y, *j)) ++gone;
+    if ((!j || !same(y, *j)) && ++gone == enough) break;
   }
   return gone;
 }

@@ -5,6 +5,7 @@
 // the workload when the dumps were taken.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -27,7 +28,9 @@ bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later);
 
 // How many of the objects `holder` references in `target` are gone by
 // `later` (0 without `later`): how much of what it held it turned over.
-std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later);
+// Counting stops at `enough` (each look is a search in C).
+std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later,
+                            std::size_t enough = SIZE_MAX);
 
 // The holder keeps the leak through one entry that is rebuilt, not grown: its
 // first reference in B holds most of the leaked bytes (`retained`, by B's

@@ -56,15 +56,7 @@ Result<std::string> read_record_line(const Heap& heap, ObjectIndex i) {
   const LoadReport& report = heap.report();
   if (!heap.has_edges())
     return make_error(ErrorReason::kInvalidArgument, "the heap was loaded without record offsets");
-  FileIdentity now;
-  if (!file_identity(report.path, now)) {
-    return file_error(heap, std::string("cannot re-read the dump: ") + std::strerror(errno));
-  }
-  // A rewritten dump (even at the same size) has another mtime or inode.
-  if (now.size != report.file_bytes || (report.identity.inode != 0 && !(now == report.identity))) {
-    return make_error(ErrorReason::kDumpChanged,
-                      report.path + ": the dump changed since it was loaded; load it again");
-  }
+  if (auto changed = dump_changed(heap)) return *changed;
   std::uint64_t skip = heap.line_offset(i);
   std::string line;
   // The loader already decided plain or gzip (by magic bytes): no need to
@@ -108,6 +100,20 @@ Result<std::string> read_record_line(const Heap& heap, ObjectIndex i) {
 }
 
 }  // namespace
+
+std::optional<Error> dump_changed(const Heap& heap) {
+  const LoadReport& report = heap.report();
+  FileIdentity now;
+  if (!file_identity(report.path, now)) {
+    return file_error(heap, std::string("cannot re-read the dump: ") + std::strerror(errno));
+  }
+  // A rewritten dump (even at the same size) has another mtime or inode.
+  if (now.size != report.file_bytes || (report.identity.inode != 0 && !(now == report.identity))) {
+    return make_error(ErrorReason::kDumpChanged,
+                      report.path + ": the dump changed since it was loaded; load it again");
+  }
+  return std::nullopt;
+}
 
 Result<std::string> read_record_text(const Heap& heap, ObjectIndex i) {
   return check_record(heap, i, read_record_line(heap, i));

@@ -4,6 +4,7 @@
 // saved at load time (gzip_index.h).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -15,5 +16,10 @@ namespace heapleak {
 // with dumpChanged when it is not the file that was loaded any more (size,
 // mtime or inode differ, or the line read back is not that object's record).
 Result<std::string> read_record_text(const Heap& heap, ObjectIndex i);
+
+// Why the heap's dump file cannot be read back as the one that was loaded
+// (gone or unreadable; or dumpChanged: another size, inode, mtime or ctime);
+// nullopt when it can.
+std::optional<Error> dump_changed(const Heap& heap);
 
 }  // namespace heapleak

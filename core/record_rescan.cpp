@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "core/byte_source.h"
-#include "core/file_identity.h"
 #include "core/record_parser.h"
+#include "core/record_reader.h"
 
 namespace heapleak {
 namespace {
@@ -31,14 +31,8 @@ Result<std::unordered_map<Address, std::vector<Address>>> reread_references(
     const Heap& heap, const std::unordered_set<Address>& wanted) {
   std::unordered_map<Address, std::vector<Address>> out;
   if (wanted.empty()) return out;
-  const LoadReport& report = heap.report();
-  FileIdentity now;
-  if (!file_identity(report.path, now) || now.size != report.file_bytes ||
-      (report.identity.inode != 0 && !(now == report.identity))) {
-    return make_error(ErrorReason::kDumpChanged,
-                      report.path + ": the dump changed since it was loaded; load it again");
-  }
-  auto source = open_byte_source(report.path);
+  if (auto changed = dump_changed(heap)) return *changed;
+  auto source = open_byte_source(heap.report().path);
   if (!source) return source.error();
   RecordParser parser(LoadMode::kFull);
   DumpRecord record;

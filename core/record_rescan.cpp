@@ -5,13 +5,13 @@
 #include <string_view>
 
 #include "core/byte_source.h"
+#include "core/line_pipeline.h"
+#include "core/mapped_reads.h"
 #include "core/record_parser.h"
 #include "core/record_reader.h"
 
 namespace heapleak {
 namespace {
-
-constexpr std::size_t kMaxLine = std::size_t{256} << 20;  // as record_reader.cpp
 
 // ObjectSpace.dump_all writes `"address":"0x..."` first on every object line:
 // read it there without parsing the line (the parser runs on the few lines asked for).
@@ -34,47 +34,39 @@ Result<std::unordered_map<Address, std::vector<Address>>> reread_references(
   if (auto changed = dump_changed(heap)) return *changed;
   auto source = open_byte_source(heap.report().path);
   if (!source) return source.error();
+  // The loader's line reader: whole lines with the parser's padding after
+  // them, a plain file mapped, over-long lines dropped.
+  LinePipeline pipeline(std::move(*source), nullptr);
   RecordParser parser(LoadMode::kFull);
   DumpRecord record;
-  std::string pending;    // a line cut by the end of a chunk
-  bool overlong = false;  // dropping a line past the cap up to its newline
-  std::vector<char> chunk(1 << 20);
-  std::string padded;
-  const auto take = [&](std::string_view line) {
-    const auto address = leading_address(line);
-    if (!address || !wanted.contains(*address) || out.contains(*address)) return;
-    padded.assign(line);
-    padded.append(64, ' ');  // the parser reads a little past the line
-    parser.parse(padded.data(), line.size(), padded.size(), record);
-    if (record.kind == RecordKind::kObject && record.address == *address)
-      out.emplace(*address, record.references);
-  };
-  for (;;) {
-    auto n = (*source)->read(chunk.data(), chunk.size());
-    if (!n) return n.error();
-    if (*n == 0) break;
-    std::string_view data(chunk.data(), *n);
-    while (!data.empty() && out.size() < wanted.size()) {
-      const std::size_t newline = data.find('\n');
-      if (newline == std::string_view::npos) {
-        if (!overlong) pending.append(data);
-        if (pending.size() > kMaxLine) overlong = true, pending.clear();
-        break;
+  while (out.size() < wanted.size()) {
+    auto block = pipeline.next();
+    if (!block) break;
+    const char* const base = block->data();
+    const char* const end = base + block->size;
+    const char* const buffer_end = base + block->readable();
+    auto take_lines = [&] {
+      for (const char* line = base; line < end && out.size() < wanted.size();) {
+        const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
+        const char* line_end = newline ? newline : end;
+        const auto address = leading_address(std::string_view(line, line_end - line));
+        if (address && wanted.contains(*address) && !out.contains(*address)) {
+          parser.parse(line, line_end - line, buffer_end - line, record);
+          if (record.kind == RecordKind::kObject && record.address == *address)
+            out.emplace(*address, record.references);
+        }
+        line = line_end + 1;
       }
-      if (overlong) {
-        overlong = false;
-      } else if (pending.empty()) {
-        take(data.substr(0, newline));
-      } else {
-        pending.append(data.substr(0, newline));
-        take(pending);
-        pending.clear();
-      }
-      data.remove_prefix(newline + 1);
+    };
+    if (block->mapped == nullptr) {
+      take_lines();
+    } else if (!read_mapped(base, buffer_end, take_lines)) {
+      return make_error(ErrorReason::kNotReadable,
+                        heap.report().path + ": " + LinePipeline::kFileCutShort);
     }
-    if (out.size() == wanted.size()) break;
+    pipeline.recycle(std::move(block));
   }
-  if (!pending.empty()) take(pending);
+  if (auto error = pipeline.error()) return *error;
   return out;
 }
 

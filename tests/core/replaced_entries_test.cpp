@@ -94,10 +94,9 @@ TEST_CASE("no answer when the owner is another object or the dump changed", "[re
   }
 }
 
-TEST_CASE("records are read back by address, lines cut across chunks included",
-          "[replaced_entries]") {
+TEST_CASE("records are read back by address, across the reader's blocks", "[replaced_entries]") {
   std::vector<std::string> lines = {root_line("vm", {"0x100"})};
-  for (int k = 0; k < 20000; ++k) {  // > 1 MiB: the wanted lines straddle the reader's chunks
+  for (int k = 0; k < 60000; ++k) {  // > 4 MiB: more than one of the line reader's blocks
     const std::string address = "0x" + std::to_string(1000000 + k);
     lines.push_back(object_line(Obj{address,
                                     "ARRAY",
@@ -105,16 +104,18 @@ TEST_CASE("records are read back by address, lines cut across chunks included",
                                     {"0x100", "0x" + std::to_string(k + 1)},
                                     "\"length\":2,\"padding\":\"" + std::string(40, 'x') + "\""}));
   }
-  TempFile dump(join_lines(lines));
-  LoadOptions options;
-  options.mode = LoadMode::kIdentityOnly;
-  auto heap = load_heap(dump.path(), options);
-  REQUIRE(heap);
-  const auto found = reread_references(**heap, {0x1000000, 0x1019999, 0x1012345, 0xdead});
-  REQUIRE(found);
-  CHECK(found->size() == 3);  // 0xdead has no record
-  CHECK(found->at(0x1019999) == std::vector<Address>{0x100, 0x20000});
-  CHECK(found->at(0x1012345) == std::vector<Address>{0x100, 0x12346});
+  for (bool gzip : {false, true}) {
+    TempFile dump(join_lines(lines), gzip);
+    LoadOptions options;
+    options.mode = LoadMode::kIdentityOnly;
+    auto heap = load_heap(dump.path(), options);
+    REQUIRE(heap);
+    const auto found = reread_references(**heap, {0x1000000, 0x1059999, 0x1012345, 0xdead});
+    REQUIRE(found);
+    CHECK(found->size() == 3);  // 0xdead has no record
+    CHECK(found->at(0x1059999) == std::vector<Address>{0x100, 0x60000});
+    CHECK(found->at(0x1012345) == std::vector<Address>{0x100, 0x12346});
+  }
 }
 
 TEST_CASE("a replaced container that turned over is bounded; one that keeps all is not",

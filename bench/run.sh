@@ -14,6 +14,11 @@
 #                the memory it takes (peak RSS per object), then every query
 #                in a 4 GB memory cgroup, cold and warm (bench/fit_budget.sh;
 #                $BENCH_MEMLIMIT changes the limit; skipped without cgroup v1).
+#   syn3x10g     A, B, C of ~11 GB each (~107 M objects, traced): explain A B C
+#                beside three parse-only passes, unconstrained, then in the 4 GB
+#                cgroup without the cache (refused before it loads), with the
+#                cache written, and warm. Deleted afterwards (33 GB; BENCH_KEEP=1
+#                keeps it).
 # Each B also gets a gzip copy (not for syn10g). Uses the release build in
 # build/release (built if absent).
 # Per data set: wall time, MB/s and objects/s (of uncompressed JSON, so rows
@@ -40,7 +45,7 @@ PARSE_ONLY="$BUILD/bench/heapleak-parse-only"
 SYNTH="$BUILD/bench/heapleak-synth"
 
 SETS=("cc30:6000" "cc300:medium")
-[ "${1:-}" = "--large" ] && SETS+=("syn1700:1.7G" "syn10g:10G:single")
+[ "${1:-}" = "--large" ] && SETS+=("syn1700:1.7G" "syn10g:10G:single" "syn3x10g:10G:explain")
 [ -n "${BENCH_SETS:-}" ] && read -r -a SETS <<<"$BENCH_SETS" # e.g. BENCH_SETS="cc30:6000"
 
 command -v /usr/bin/time >/dev/null || { echo "bench: needs /usr/bin/time (./scripts/deps.sh)" >&2; exit 1; }
@@ -117,7 +122,7 @@ for set in "${SETS[@]}"; do
     mkdir -p "$dir"
     if [[ $name == syn* ]]; then
       echo "bench: writing $name (heapleak-synth --bytes $size${mode:+ --$mode}) in $dir ..."
-      "$SYNTH" --out "$dir" --bytes "$size" --traced ${mode:+--$mode}
+      "$SYNTH" --out "$dir" --bytes "$size" --traced $([ "$mode" = single ] && echo --single)
     else
       echo "bench: generating $name (class_cache $size) in $dir ..."
       ruby tests/gen/leakgen.rb class_cache "$size" "$dir"
@@ -151,6 +156,35 @@ for set in "${SETS[@]}"; do
     continue
   fi
   A="$dir/A.json" C="$dir/C.json"
+  if [ "$mode" = "explain" ]; then
+    # The issue 30 row: explain on three ~11 GB dumps, at the parse floor and
+    # within 4 GB. Too large for the page cache: every row reads from disk.
+    mbABC=$(mb_of "$A" "$B" "$C")
+    nABC=$(($(count_objects "$A") + nB + $(count_objects "$C")))
+    printf '== %s: A+B+C %.0f MB, %d objects (%d cores, load %s)\n' "$name" "$mbABC" "$nABC" \
+      "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+    header
+    FLOOR[pox3]=0
+    for f in "$A" "$B" "$C"; do
+      floor po1 "parse-only $(basename "$f")" "$(mb_of "$f")" "$(count_objects "$f")" "$PARSE_ONLY" "$f"
+      FLOOR[pox3]=$(awk -v a="${FLOOR[pox3]}" -v b="${FLOOR[po1]:-0}" 'BEGIN { print a + b }')
+    done
+    measure "heapleak explain A B C" "$mbABC" "$nABC" pox3 "<= 15 s, <= 40 B/obj" \
+      "$HEAPLEAK" explain "$A" "$B" "$C"
+    echo "-- within ${BENCH_MEMLIMIT:-4G} (bench/memlimit.sh): without the cache, with it (written), warm:"
+    CACHE="$dir/cache"
+    rm -rf "$CACHE"
+    bench/memlimit.sh --header "${BENCH_MEMLIMIT:-4G}" "explain A B C (--no-cache)" \
+      "$HEAPLEAK" explain "$A" "$B" "$C" --no-cache | sed 's/^/   /'
+    bench/memlimit.sh "${BENCH_MEMLIMIT:-4G}" "explain A B C (cache written)" \
+      "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE" | sed 's/^/   /'
+    bench/memlimit.sh "${BENCH_MEMLIMIT:-4G}" "explain A B C (warm)" \
+      "$HEAPLEAK" explain "$A" "$B" "$C" --cache-dir "$CACHE" | sed 's/^/   /'
+    echo "   goal: <= 25 s cold in 4 GB, with or without the cache"
+    rm -rf "$CACHE"
+    [ "${BENCH_KEEP:-0}" = 1 ] || { rm -rf "$dir"; echo "bench: deleted $dir (BENCH_KEEP=1 keeps it)"; }
+    continue
+  fi
   [ -s "$B.gz" ] || { echo "bench: gzip $B"; gzip -kf "$B"; }
   mbABC=$(mb_of "$A" "$B" "$C")
   nABC=$(($(count_objects "$A") + nB + $(count_objects "$C")))

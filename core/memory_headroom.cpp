@@ -26,7 +26,7 @@ std::uint64_t cgroup_number(const std::string& text) {
 // The directory of this process's memory cgroup, v1 ("N:memory:/path") or
 // v2 ("0::/path"), with the names of its limit and usage files.
 struct CgroupFiles {
-  std::string limit, usage;
+  std::string limit, usage, stat;
 };
 CgroupFiles own_cgroup_files() {
   std::ifstream in("/proc/self/cgroup");
@@ -41,21 +41,36 @@ CgroupFiles own_cgroup_files() {
     for (std::string name; std::getline(names, name, ',');) {
       if (name == "memory") {
         const std::string dir = "/sys/fs/cgroup/memory" + path;
-        return {dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes"};
+        return {dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes",
+                dir + "/memory.stat"};
       }
     }
     if (controllers.empty()) {
       const std::string dir = "/sys/fs/cgroup" + path;
-      v2 = {dir + "/memory.max", dir + "/memory.current"};
+      v2 = {dir + "/memory.max", dir + "/memory.current", dir + "/memory.stat"};
     }
   }
   return v2;
 }
 
+// The file pages of a cgroup's memory.stat (v1 and v2 name them alike).
+std::uint64_t file_pages_bytes(const std::string& stat) {
+  std::istringstream lines(stat);
+  std::uint64_t bytes = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string name;
+    std::uint64_t value = 0;
+    if (fields >> name >> value && (name == "active_file" || name == "inactive_file"))
+      bytes += value;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::uint64_t memory_headroom_bytes(const std::string& meminfo, const std::string& limit,
-                                    const std::string& usage) {
+                                    const std::string& usage, const std::string& stat) {
   std::uint64_t headroom = UINT64_MAX;
   std::istringstream lines(meminfo);
   for (std::string line; std::getline(lines, line);) {
@@ -66,7 +81,8 @@ std::uint64_t memory_headroom_bytes(const std::string& meminfo, const std::strin
   }
   const std::uint64_t cap = cgroup_number(limit);
   if (cap != UINT64_MAX) {
-    const std::uint64_t used = cgroup_number(usage);
+    std::uint64_t used = cgroup_number(usage);
+    if (used != UINT64_MAX) used -= std::min(used, file_pages_bytes(stat));
     const std::uint64_t left = used == UINT64_MAX || used >= cap ? 0 : cap - used;
     headroom = std::min(headroom, left);
   }
@@ -77,7 +93,8 @@ std::uint64_t memory_headroom_bytes() {
   const CgroupFiles files = own_cgroup_files();
   return memory_headroom_bytes(read_text("/proc/meminfo"),
                                files.limit.empty() ? "" : read_text(files.limit),
-                               files.usage.empty() ? "" : read_text(files.usage));
+                               files.usage.empty() ? "" : read_text(files.usage),
+                               files.stat.empty() ? "" : read_text(files.stat));
 }
 
 std::size_t loads_that_fit(std::vector<std::uint64_t> peak_estimates, std::uint64_t headroom,

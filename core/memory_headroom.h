@@ -13,13 +13,15 @@ namespace heapleak {
 
 // MemAvailable from /proc/meminfo, lowered to what the process's memory
 // cgroup (v1 or v2) has left under its limit; UINT64_MAX when none is known.
+// The cgroup's file pages (page cache the kernel reclaims before it kills:
+// a dump just read, an image just written) are not counted as used.
 std::uint64_t memory_headroom_bytes();
 
 // The same from given files' text (for tests): `meminfo` as /proc/meminfo,
 // `limit` and `usage` as a cgroup's limit and usage ("" when absent; "max"
-// is no limit).
+// is no limit), `stat` as its memory.stat (active_file, inactive_file).
 std::uint64_t memory_headroom_bytes(const std::string& meminfo, const std::string& limit,
-                                    const std::string& usage);
+                                    const std::string& usage, const std::string& stat = "");
 
 // How many loads may run at once (1 to `at_most`): the most n for which the
 // n largest `peak_estimates` add up to at most half of `headroom` (the other

@@ -25,6 +25,7 @@
 
 #include "core/cached_load.h"
 #include "core/load_profile.h"
+#include "core/memory_fit.h"
 #include "core/memory_headroom.h"
 
 namespace heapleak::cli {
@@ -244,11 +245,37 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
   return outcomes;
 }
 
+// What --max-memory set (main): the bytes this run may take.
+std::optional<std::uint64_t> memory_cap;
+
+// A run that cannot fit, refused before its first load (core/memory_fit.h).
+// Only without the cache: with it, a heap parsed is written to an image and
+// mapped, pages the kernel can drop instead of ending the run.
+// `analysed`: the index of the heap whose dominator tree and root paths the
+// run computes.
+std::optional<Error> refusal_to_load(const std::vector<std::string>& paths,
+                                     const std::vector<LoadOptions>& options,
+                                     std::optional<std::size_t> analysed = std::nullopt) {
+  if (cli_cache().enabled()) return std::nullopt;
+  std::vector<PlannedLoad> loads;
+  for (std::size_t k = 0; k < paths.size(); ++k)
+    loads.push_back({paths[k], options[k].mode, analysed == k});
+  const FitVerdict verdict = judge_fit(loads, memory_cap ? *memory_cap : memory_headroom_bytes());
+  if (verdict.fits) return std::nullopt;
+  return Error{ErrorReason::kOverBudget, fit_refusal_message(verdict)};
+}
+
 // load_all_or_report's work, with a schedule.
 std::vector<std::shared_ptr<const Heap>> load_scheduled(
     const std::vector<std::string>& paths, const std::vector<LoadOptions>& options, int& exit_code,
     const LoadSchedule& schedule, std::vector<std::string>* errors = nullptr) {
   std::vector<std::shared_ptr<const Heap>> heaps;
+  // The critical load is the one whose analyses the command waits for.
+  if (auto refusal = refusal_to_load(paths, options, schedule.critical)) {
+    if (errors) errors->push_back(refusal->message);
+    exit_code = report_error(*refusal);
+    return heaps;
+  }
   for (auto& outcome : load_at_once(paths, options, schedule)) {
     if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
     if (!outcome.heap) {
@@ -266,6 +293,8 @@ std::vector<std::shared_ptr<const Heap>> load_scheduled(
 }  // namespace
 
 void configure_cache(const CacheOptions& options) { cache = std::make_unique<HeapCache>(options); }
+
+void configure_memory_cap(std::optional<std::uint64_t> max_bytes) { memory_cap = max_bytes; }
 
 const HeapCache& cli_cache() {
   if (!cache) configure_cache({});
@@ -298,6 +327,10 @@ void write_pending_images() {
 std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions options,
                                            int& exit_code) {
   options.split_from_bytes = std::min(options.split_from_bytes, kSplitWhenAloneFrom);
+  if (auto refusal = refusal_to_load({path}, {options})) {
+    exit_code = report_error(*refusal);
+    return nullptr;
+  }
   auto outcome = load_through_cache(path, options);
   if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
   if (!outcome.heap) {

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ GroupBy group_by_option(const Args& args);
 void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();
+
+// What --max-memory set: the bytes a run without the cache may hold; nullopt
+// (the default) is the memory available (core/memory_headroom.h). A run that
+// cannot fit is refused before its first load (core/memory_fit.h).
+void configure_memory_cap(std::optional<std::uint64_t> max_bytes);
 
 // What loading `path` may peak at: estimate_peak_bytes of its JSON, a
 // gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 for

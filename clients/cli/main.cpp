@@ -7,6 +7,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
+#include "clients/cli/size_arg.h"
 
 namespace {
 
@@ -44,6 +45,9 @@ usage:
 Every command that loads takes --no-cache, --cache-dir DIR (default
 $HEAPLEAK_CACHE_DIR, else $XDG_CACHE_HOME/heapleak, else ~/.cache/heapleak)
 and --cache-max-bytes N (default 10 GiB; least recently used images go first).
+Without the cache, a run whose dumps cannot fit the memory left (available
+memory, or the memory cgroup's limit) is refused before it starts (exit 9);
+--max-memory SIZE (e.g. 6G) says what it may take instead.
 
 Dumps may be plain or gzipped. `heapleak COMMAND --help` tells more.
 )";
@@ -51,23 +55,29 @@ Dumps may be plain or gzipped. `heapleak COMMAND --help` tells more.
 // The overview, then the exit codes heapleak-client's --help shows too.
 std::string usage() { return std::string(kUsage) + "\n" + heapleak::exit_code_table(); }
 
+// When args[k] is `flag VALUE` or `flag=VALUE`: takes it out of `args` and
+// returns VALUE.
+std::optional<std::string> take_flag_value(std::vector<std::string>& args, std::size_t k,
+                                           const std::string& flag) {
+  const std::string& arg = args[k];
+  if (arg.rfind(flag + "=", 0) == 0) {
+    std::string v = arg.substr(flag.size() + 1);
+    args.erase(args.begin() + k);
+    return v;
+  }
+  if (arg != flag) return std::nullopt;
+  if (k + 1 >= args.size()) throw heapleak::cli::UsageError{flag + " expects a value"};
+  std::string v = args[k + 1];
+  args.erase(args.begin() + k, args.begin() + k + 2);
+  return v;
+}
+
 // Takes the cache flags out of `args` (every command accepts them).
 heapleak::CacheOptions cache_flags(std::vector<std::string>& args) {
   heapleak::CacheOptions options;
   for (std::size_t k = 0; k < args.size();) {
     const std::string& arg = args[k];
-    auto value = [&](const std::string& flag) -> std::optional<std::string> {
-      if (arg.rfind(flag + "=", 0) == 0) {
-        std::string v = arg.substr(flag.size() + 1);
-        args.erase(args.begin() + k);
-        return v;
-      }
-      if (arg != flag) return std::nullopt;
-      if (k + 1 >= args.size()) throw heapleak::cli::UsageError{flag + " expects a value"};
-      std::string v = args[k + 1];
-      args.erase(args.begin() + k, args.begin() + k + 2);
-      return v;
-    };
+    auto value = [&](const std::string& flag) { return take_flag_value(args, k, flag); };
     if (arg == "--no-cache") {
       options.enabled = false;
       args.erase(args.begin() + k);
@@ -80,6 +90,19 @@ heapleak::CacheOptions cache_flags(std::vector<std::string>& args) {
     }
   }
   return options;
+}
+
+// Takes --max-memory SIZE out of `args` (fleet keeps its own, a budget for
+// the runs it starts).
+std::optional<std::uint64_t> memory_flag(std::vector<std::string>& args) {
+  std::optional<std::uint64_t> max_bytes;
+  for (std::size_t k = 0; k < args.size();) {
+    if (auto value = take_flag_value(args, k, "--max-memory"))
+      max_bytes = heapleak::cli::parse_byte_size("--max-memory", *value);
+    else
+      ++k;
+  }
+  return max_bytes;
 }
 
 }  // namespace
@@ -96,6 +119,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   try {
     heapleak::cli::configure_cache(cache_flags(args));
+    if (command != "fleet") heapleak::cli::configure_memory_cap(memory_flag(args));
     // Images of the dumps parsed are written meanwhile; the run waits for
     // them once the answer is out.
     struct WriteImages {

@@ -122,4 +122,26 @@ else
   E2E.info('(info check: `heapleak info FILE --json` is in the CLI contract; the lead adds it)')
 end
 
+# --- a run that cannot fit the memory left: refused before it starts (exit 9,
+# overBudget), with the need, the headroom and the ways out; the cache (whose
+# images the kernel can page out) and a large enough --max-memory run it.
+# h2 holds ~17,600 objects: a full load needs at least 24 MiB + 60 bytes each.
+%w[info explain].each do |command|
+  args = command == 'info' ? [h2] : [h1, h2, h3]
+  r = E2E.run(command, *args, '--no-cache', '--max-memory', '20M')
+  E2E.check(r.code == 9 && r.out.empty? && r.err.include?('need at least') && r.err.include?('20 MiB is left') &&
+            r.err.include?('Run it with the cache') && r.err.include?('--max-memory'),
+            "#{command} --no-cache that cannot fit -> exit 9 before loading, with the way out", r.err.strip[0, 400])
+  r = E2E.run(command, *args, '--no-cache', '--max-memory=1G')
+  E2E.check(r.code.zero?, "#{command} with --max-memory 1G runs", r.err.strip[0, 300])
+end
+r = E2E.run_with_env({ 'HEAPLEAK_NO_CACHE' => nil }, 'explain', h1, h2, h3, '--max-memory', '20M',
+                     '--cache-dir', File.join(work, 'fit-cache'))
+E2E.check(r.code.zero?, 'with the cache, the same run is not refused', r.err.strip[0, 300])
+r = E2E.run('check', h1, h2, h3, '--no-cache', '--max-memory', '20M')
+E2E.check(r.code == 6 && r.err.include?('need at least'), 'check that cannot fit gives no verdict (exit 6), saying why',
+          "got #{r.code}: #{r.err.strip[0, 300]}")
+r = E2E.run('info', h2, '--max-memory', 'lots')
+E2E.check(r.code == 2, 'a --max-memory that is not a size -> exit 2', r.err.strip[0, 200])
+
 E2E.finish

@@ -22,7 +22,12 @@ module E2E
 
   # Runs `heapleak ARGS...`; returns Result(out, err, exit code).
   def run(*args)
-    out, err, st = Open3.capture3(@heapleak, *args.map(&:to_s))
+    run_with_env({}, *args)
+  end
+
+  # run with environment changes (a nil value unsets the variable).
+  def run_with_env(env, *args)
+    out, err, st = Open3.capture3(env, @heapleak, *args.map(&:to_s))
     Result.new(out, err, st.exitstatus || (128 + st.termsig.to_i))
   end
 

@@ -22,7 +22,9 @@ declare -A max_len=([record_parser]=4096 [loader]=16384 [gzip_reader]=16384 [fra
 
 cxx="${CXX_FUZZ:-$(command -v clang++ || command -v clang++-14)}"
 [ -n "$cxx" ] || { echo "run.sh: clang++ not found" >&2; exit 2; }
-cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.configure.log" 2>&1 \
+# -g1: line tables for the crash reports, a third less compile time than -g.
+cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >"$build.configure.log" 2>&1 \
   || { cat "$build.configure.log" >&2; exit 2; }
 nice cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}") >"$build.build.log" 2>&1 \
   || { tail -50 "$build.build.log" >&2; exit 2; }

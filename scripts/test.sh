@@ -39,9 +39,16 @@ ctest --preset dev -LE '^(apps|rubies)$' "$@"
 ctest --preset dev -L '^(apps|rubies)$' -j2 "$@"
 [ "${HEAPLEAK_QUICK:-0}" = 1 ] && exit 0
 
+# The fuzz targets' build (clang, a fourth build of core/) runs beside the
+# sanitizer stages at the lowest priority, on the CPU their one-at-a-time
+# tests leave; the fuzzing itself runs after them, alone.
+nice -n 19 ./tests/fuzz/run.sh --build-only >build/fuzz-build-ahead.log 2>&1 &
+fuzz_build_pid=$!
+trap 'kill "$fuzz_build_pid" 2>/dev/null || true' EXIT
 ./scripts/sanitizers.sh all
 
 echo "== fuzzing (bounded)"
+wait "$fuzz_build_pid" || { cat build/fuzz-build-ahead.log; exit 2; }
 ./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}"
 
 # The packages a user installs (.deb, .tar.gz, the gem; tests/packages/run.sh),

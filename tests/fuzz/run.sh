@@ -5,10 +5,13 @@
 # per target. Exits non-zero on any crash, leaving the crash file in
 # $OUT/crashes/<target>/ (copy it to tests/fuzz/regressions/<target>/).
 #   usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
+#          tests/fuzz/run.sh --build-only   (scripts/test.sh builds ahead)
 #   env:   BUILD (build dir, default build/fuzz), OUT (default $BUILD/out), JOBS (default 2)
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+build_only=0
+[ "${1:-}" = "--build-only" ] && { build_only=1; shift; }
 seconds="${1:-30}"
 shift || true
 targets=("$@")
@@ -28,6 +31,7 @@ cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelW
   || { cat "$build.configure.log" >&2; exit 2; }
 nice cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}") >"$build.build.log" 2>&1 \
   || { tail -50 "$build.build.log" >&2; exit 2; }
+[ "$build_only" = 1 ] && exit 0
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -44,17 +44,6 @@ no_reports() {
   echo "ok   $1: no sanitizer reports"
 }
 
-# With both: the TSan build starts at once, at the lowest priority, on what
-# CPU the ASan build and tests leave (most of ASan's daemon, client and
-# hardening tests run one at a time and wait on replies: a core is idle).
-tsan_build_pid=""
-if [ "$what" = all ]; then
-  cmake --preset tsan >/dev/null || exit 2
-  nice -n 19 cmake --build --preset tsan -j "$jobs" >build/tsan-build.log 2>&1 &
-  tsan_build_pid=$!
-  trap '[ -n "$tsan_build_pid" ] && kill "$tsan_build_pid" 2>/dev/null' EXIT
-fi
-
 if [ "$what" = asan ] || [ "$what" = all ]; then
   echo "== ASan + UBSan + LSan ($asan_dir)"
   rm -rf "$reports/asan" && mkdir -p "$reports/asan"
@@ -89,15 +78,9 @@ if [ "$what" = tsan ] || [ "$what" = all ]; then
   # take the signal first and end the process.
   export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:history_size=4:handle_sigbus=0:log_path=$reports/tsan/tsan"
   # The flags, targets and test filter live in CMakePresets.json (tsan).
-  if [ -n "$tsan_build_pid" ]; then
-    built=0
-    wait "$tsan_build_pid" || built=$?
-    tsan_build_pid=""
-    [ "$built" = 0 ] || { tail -50 build/tsan-build.log; exit 2; }
-  else
-    cmake --preset tsan >/dev/null || exit 2
-    nice cmake --build --preset tsan -j "$jobs" || exit 2
-  fi
+  # (scripts/test.sh builds it ahead, beside the ASan stage: then a no-op.)
+  cmake --preset tsan >/dev/null || exit 2
+  nice cmake --build --preset tsan -j "$jobs" || exit 2
   ctest --preset tsan "${extra[@]}" || status=1
   no_reports tsan || status=1
   unset TSAN_OPTIONS

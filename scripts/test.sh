@@ -39,17 +39,33 @@ ctest --preset dev -LE '^(apps|rubies)$' "$@"
 ctest --preset dev -L '^(apps|rubies)$' -j2 "$@"
 [ "${HEAPLEAK_QUICK:-0}" = 1 ] && exit 0
 
-# The fuzz targets' build (clang, a fourth build of core/) runs beside the
-# sanitizer stages at the lowest priority, on the CPU their one-at-a-time
-# tests leave; the fuzzing itself runs after them, alone.
-nice -n 19 ./tests/fuzz/run.sh --build-only >build/fuzz-build-ahead.log 2>&1 &
-fuzz_build_pid=$!
-trap 'kill "$fuzz_build_pid" 2>/dev/null || true' EXIT
-./scripts/sanitizers.sh all
-
-echo "== fuzzing (bounded)"
-wait "$fuzz_build_pid" || { cat build/fuzz-build-ahead.log; exit 2; }
-./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}"
+# Most sanitizer tests (the daemon, client and hardening ones) run one at a
+# time and wait on replies, leaving a core idle. The TSan build and the fuzz
+# targets' build (clang: a fourth build of core/) take it, at the lowest
+# priority, while the ASan stage runs; the fuzzing runs beside the TSan
+# tests, below them. Each background job's output is printed when it is
+# waited for.
+background=()
+trap 'kill "${background[@]}" 2>/dev/null || true' EXIT
+cmake --preset tsan >/dev/null
+nice -n 19 cmake --build --preset tsan -j 2 >build/tsan-build.log 2>&1 &
+tsan_build=$!
+background+=("$tsan_build")
+nice -n 19 ./tests/fuzz/run.sh --build-only >build/fuzz-build.log 2>&1 &
+fuzz_build=$!
+background+=("$fuzz_build")
+./scripts/sanitizers.sh asan
+wait "$tsan_build" || { tail -50 build/tsan-build.log; exit 2; }
+wait "$fuzz_build" || { cat build/fuzz-build.log; exit 2; }
+nice -n 10 ./tests/fuzz/run.sh "${HEAPLEAK_FUZZ_SECONDS:-20}" >build/fuzz-run.log 2>&1 &
+fuzz_run=$!
+background+=("$fuzz_run")
+./scripts/sanitizers.sh tsan
+echo "== fuzzing (bounded, beside the TSan tests)"
+fuzzed=0
+wait "$fuzz_run" || fuzzed=$?
+cat build/fuzz-run.log
+[ "$fuzzed" = 0 ]
 
 # The packages a user installs (.deb, .tar.gz, the gem; tests/packages/run.sh),
 # then the editor tests against the installed /usr/bin/heapleakd, the .vsix

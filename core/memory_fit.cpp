@@ -101,12 +101,15 @@ std::optional<std::uint64_t> gzip_objects(ByteSource& source, const std::string&
   // The head's compression ratio, taken for the whole file. A dump's head
   // (roots, classes, code) compresses less than its body: class_cache's
   // 270 MB compress 15x, its first 8 MiB 6x. The gzip trailer's size (of the
-  // last member, modulo 4 GiB) is never more than the truth: the larger of
-  // the two.
+  // last member, modulo 4 GiB) is never more than the truth, so the larger
+  // of the two; but a file cut short ends in any four bytes, so a trailer
+  // more than 4 times the ratio's figure is not believed.
   const double by_ratio = static_cast<double>(source.file_size()) * static_cast<double>(filled) /
                           static_cast<double>(consumed);
+  const auto ratio_bytes = static_cast<std::uint64_t>(by_ratio);
+  const std::uint64_t trailer = trailer_size(path);
   const std::uint64_t json_bytes =
-      std::max(static_cast<std::uint64_t>(by_ratio), trailer_size(path));
+      trailer <= ratio_bytes * 4 ? std::max(ratio_bytes, trailer) : ratio_bytes;
   return objects_from(sample, json_bytes);
 }
 

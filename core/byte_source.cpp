@@ -45,14 +45,17 @@ class FileHandle {
 
 class PlainSource final : public ByteSource {
  public:
-  PlainSource(int fd, std::uint64_t size) : file_(fd) { file_size_ = size; }
+  PlainSource(int fd, std::uint64_t size) : file_(fd), left_(size) { file_size_ = size; }
 
   Result<std::size_t> read(char* out, std::size_t capacity) override {
-    auto n = file_.read(out, static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left_)));
-    if (n) {
-      consumed_ += *n;
-      left_ -= *n;
-    }
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left_));
+    auto n = file_.read(out, want);
+    if (!n) return n;
+    // The mapping fails the same way (core/line_pipeline.cpp): a dump cut
+    // while it loads must not load as a shorter dump.
+    if (*n == 0 && want > 0) return make_error(ErrorReason::kNotReadable, kFileCutShort);
+    consumed_ += *n;
+    left_ -= *n;
     return n;
   }
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
@@ -64,13 +67,12 @@ class PlainSource final : public ByteSource {
   }
   std::optional<PlainRange> plain_range() const override {
     const std::uint64_t at = begin_ + consumed_;
-    const std::uint64_t end = left_ == UINT64_MAX ? file_size_ : at + left_;
-    return PlainRange{file_.fd(), at, std::max(at, end)};
+    return PlainRange{file_.fd(), at, at + left_};
   }
   bool skip(std::uint64_t bytes) override {
     if (bytes > left_ || !file_.seek(begin_ + consumed_ + bytes)) return false;
     consumed_ += bytes;
-    if (left_ != UINT64_MAX) left_ -= bytes;
+    left_ -= bytes;
     return true;
   }
 
@@ -78,7 +80,7 @@ class PlainSource final : public ByteSource {
   FileHandle file_;
   std::uint64_t begin_ = 0;  // of the range restrict_to set
   std::uint64_t consumed_ = 0;
-  std::uint64_t left_ = UINT64_MAX;
+  std::uint64_t left_;  // to the end of the range, or of the file as opened
 };
 
 // Inflates gzip members back to back (pigz and `cat a.gz b.gz` write several).

@@ -20,7 +20,13 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
 
+  // The error of a plain file that ends before the size it had when opened.
+  static constexpr const char* kFileCutShort =
+      "the file is shorter than when the load began (rewritten while it loaded?)";
+
   // Reads up to `capacity` decompressed bytes into `out`; 0 means the end.
+  // A plain file is read up to the size it had when opened: past it is not
+  // the dump that was opened, and ending before it is an error (kFileCutShort).
   virtual Result<std::size_t> read(char* out, std::size_t capacity) = 0;
 
   // Bytes of the file on disk consumed so far (compressed bytes for gzip).

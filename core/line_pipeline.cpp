@@ -10,6 +10,7 @@
 #include "core/column.h"
 #include "core/mapped_reads.h"
 #include "core/page_size.h"
+#include "core/read_method.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22  // Linux 5.14; older headers lack it
@@ -135,7 +136,9 @@ std::size_t LinePipeline::read_source(char* data, std::size_t size, bool& at_end
 void LinePipeline::run() {
   std::uint64_t offset = 0;
   std::uint32_t long_lines = 0;  // dropped since the last block handed out
-  if (auto range = source_->plain_range(); range && range->end > range->begin) {
+  if (auto range = source_->plain_range();
+      range && range->end > range->begin &&
+      read_method_for(range->fd, range->begin, range->end) == ReadMethod::kMap) {
     offset = run_mapped(*range, long_lines);
     bool failed = false;
     {

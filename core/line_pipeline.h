@@ -66,8 +66,7 @@ class LinePipeline {
  public:
   static constexpr std::size_t kPadding = 64;
   // The error of a load whose plain file shrank under its mapping.
-  static constexpr const char* kFileCutShort =
-      "the file is shorter than when the load began (rewritten while it loaded?)";
+  static constexpr const char* kFileCutShort = ByteSource::kFileCutShort;
 
   static constexpr std::size_t kDefaultMaxLine = std::size_t{64} << 20;
 

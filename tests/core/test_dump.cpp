@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
@@ -59,6 +60,23 @@ TempFile::TempFile(const std::string& contents, bool gzip) {
 }
 
 TempFile::~TempFile() { std::remove(path_.c_str()); }
+
+ForcedRead::ForcedRead(const char* method) {
+  if (const char* before = std::getenv("HEAPLEAK_READ")) before_ = before;
+  if (method != nullptr) {
+    ::setenv("HEAPLEAK_READ", method, 1);
+  } else {
+    ::unsetenv("HEAPLEAK_READ");
+  }
+}
+
+ForcedRead::~ForcedRead() {
+  if (before_) {
+    ::setenv("HEAPLEAK_READ", before_->c_str(), 1);
+  } else {
+    ::unsetenv("HEAPLEAK_READ");
+  }
+}
 
 std::shared_ptr<const Heap> load_text(const std::string& text, LoadOptions options) {
   TempFile file(text);

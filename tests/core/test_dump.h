@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,19 @@ class TempFile {
 
  private:
   std::string path_;
+};
+
+// Sets HEAPLEAK_READ (core/read_method.h: "map", "read", or nullptr for
+// neither) for its scope; the previous value comes back after.
+class ForcedRead {
+ public:
+  explicit ForcedRead(const char* method);
+  ~ForcedRead();
+  ForcedRead(const ForcedRead&) = delete;
+  ForcedRead& operator=(const ForcedRead&) = delete;
+
+ private:
+  std::optional<std::string> before_;
 };
 
 std::shared_ptr<const Heap> load_text(const std::string& text, LoadOptions options = {});

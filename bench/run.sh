@@ -213,6 +213,9 @@ for set in "${SETS[@]}"; do
   HEAPLEAK_READ=read measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_NO_PREFAULT=1 measure "heapleak info B (no prefaulter)" "$mbB" "$nB" po "" \
     "$HEAPLEAK" info "$B"
+  # Huge pages forced on and off (core/huge_pages.h decides by free memory otherwise).
+  HEAPLEAK_HUGEPAGES=0 measure "heapleak info B (4 KiB pages)" "$mbB" "$nB" po "" \
+    "$HEAPLEAK" info "$B"
   HEAPLEAK_HUGEPAGES=1 measure "heapleak info B (huge pages)" "$mbB" "$nB" po "" \
     "$HEAPLEAK" info "$B"
   measure "heapleak info B.gz" "$mbB" "$nB" zcat "<= 1.3x" "$HEAPLEAK" info "$B.gz"
@@ -223,6 +226,8 @@ for set in "${SETS[@]}"; do
   HEAPLEAK_READ=map measure "heapleak explain A B C (mapped)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   HEAPLEAK_READ=read measure "heapleak explain A B C (read(2))" "$mbABC" "$nABC" pox3 "" \
+    "$HEAPLEAK" explain "$A" "$B" "$C"
+  HEAPLEAK_HUGEPAGES=0 measure "heapleak explain A B C (4 KiB pages)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   HEAPLEAK_HUGEPAGES=1 measure "heapleak explain A B C (huge pages)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"

@@ -20,36 +20,25 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/huge_pages.h"
 #include "core/page_size.h"
 
 namespace heapleak {
 
 // Large allocations are mmap'ed, so that freeing one gives its pages back
 // at once and a column can hand back the unused tail of its capacity.
-// They are rounded to 2 MiB, the unit a huge page would take. Huge pages
-// are opt-in (HEAPLEAK_HUGEPAGES=1): they cut the number of first-touch
-// faults 512-fold, but under THP's default `defrag=madvise` each one may
-// stall in direct compaction once the page cache (the dumps just read)
-// fills memory. Measured on syn1700 (bench/README.md): kernel seconds of a
-// cold explain 7.7-10 s with them, 2.1-2.5 s without, and the wall time
-// with them varied several-fold run to run.
+// They are rounded to 2 MiB, the unit a huge page would take; whether they
+// ask for huge pages is core/huge_pages.h's call.
 struct MappedMemory {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kThreshold = std::size_t{4} << 20;  // smaller: operator new
 
-  static bool huge_pages() {
-    static const bool on = [] {
-      const char* value = std::getenv("HEAPLEAK_HUGEPAGES");
-      return value != nullptr && std::string_view(value) == "1";
-    }();
-    return on;
-  }
-  // Fresh zeroed pages for `bytes` (a multiple of kHugePage), huge when asked.
+  // Fresh zeroed pages for `bytes` (a multiple of kHugePage).
   static void* map(std::size_t bytes) {
     void* memory =
         ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) throw std::bad_alloc();
-    if (huge_pages()) ::madvise(memory, bytes, MADV_HUGEPAGE);
+    if (huge_pages_for(bytes)) ::madvise(memory, bytes, MADV_HUGEPAGE);
     return memory;
   }
   static void* allocate(std::size_t bytes) {

@@ -226,7 +226,7 @@ TEST_CASE("a plain dump cut short while it loads fails that load, with a clear e
   for (const char* method : {"map", "read"})
     for (bool split : {false, true}) {
       INFO("split in two halves: " << split << ", bytes got by " << method);
-      ForcedRead forced(method);
+      ScopedEnv forced("HEAPLEAK_READ", method);
       // Rewrite the file back to full size, then cut it to 10% as the first
       // progress report comes (after the first block): the blocks mapped
       // ahead of the parser lose their pages under it; read(2) meets the

@@ -64,16 +64,16 @@ TEST_CASE("HEAPLEAK_READ forces the read method; small files are mapped", "[read
   const int fd = ::open(file.path().c_str(), O_RDONLY);
   REQUIRE(fd >= 0);
   {
-    ForcedRead forced("read");
+    ScopedEnv forced("HEAPLEAK_READ", "read");
     CHECK(read_method_for(fd, 0, kProbeFrom * 4) == ReadMethod::kRead);
     CHECK(read_method_for(fd, 0, 4096) == ReadMethod::kRead);
   }
   {
-    ForcedRead forced("map");
+    ScopedEnv forced("HEAPLEAK_READ", "map");
     CHECK(read_method_for(fd, 0, kProbeFrom * 4) == ReadMethod::kMap);
   }
   {
-    ForcedRead unforced(nullptr);
+    ScopedEnv unforced("HEAPLEAK_READ", nullptr);
     CHECK(read_method_for(fd, 0, 4096) == ReadMethod::kMap);
     CHECK(read_method_for(fd, 0, kProbeFrom - 1) == ReadMethod::kMap);
   }
@@ -86,7 +86,7 @@ TEST_CASE("the probe gives one verdict per process", "[read_method]") {
   const int fd = ::open(file.path().c_str(), O_RDWR);
   REQUIRE(fd >= 0);
   REQUIRE(::ftruncate(fd, static_cast<off_t>(kProbeFrom * 2)) == 0);
-  ForcedRead unforced(nullptr);
+  ScopedEnv unforced("HEAPLEAK_READ", nullptr);
   const ReadMethod first = read_method_for(fd, 0, kProbeFrom * 2);
   CHECK(read_method_for(fd, kProbeFrom, kProbeFrom * 2 + kProbeFrom) == first);
   CHECK(read_method_for(fd, 4096, kProbeFrom * 2) == first);
@@ -99,12 +99,12 @@ TEST_CASE("read(2) and the mapping hand out the same bytes and load the same hea
   TempFile file(text);
   std::size_t mapped_blocks = 0;
   {
-    ForcedRead forced("map");
+    ScopedEnv forced("HEAPLEAK_READ", "map");
     CHECK(drained(file.path(), mapped_blocks) == text);
     CHECK(mapped_blocks > 10);
   }
   {
-    ForcedRead forced("read");
+    ScopedEnv forced("HEAPLEAK_READ", "read");
     CHECK(drained(file.path(), mapped_blocks) == text);
     CHECK(mapped_blocks == 0);
   }
@@ -114,13 +114,13 @@ TEST_CASE("read(2) and the mapping hand out the same bytes and load the same hea
     options.block_size = std::size_t{64} << 10;
     std::shared_ptr<const Heap> mapped, read;
     {
-      ForcedRead forced("map");
+      ScopedEnv forced("HEAPLEAK_READ", "map");
       auto heap = load_heap(file.path(), options);
       REQUIRE(heap);
       mapped = *heap;
     }
     {
-      ForcedRead forced("read");
+      ScopedEnv forced("HEAPLEAK_READ", "read");
       auto heap = load_heap(file.path(), options);
       REQUIRE(heap);
       read = *heap;

@@ -61,20 +61,20 @@ TempFile::TempFile(const std::string& contents, bool gzip) {
 
 TempFile::~TempFile() { std::remove(path_.c_str()); }
 
-ForcedRead::ForcedRead(const char* method) {
-  if (const char* before = std::getenv("HEAPLEAK_READ")) before_ = before;
-  if (method != nullptr) {
-    ::setenv("HEAPLEAK_READ", method, 1);
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* before = std::getenv(name)) before_ = before;
+  if (value != nullptr) {
+    ::setenv(name, value, 1);
   } else {
-    ::unsetenv("HEAPLEAK_READ");
+    ::unsetenv(name);
   }
 }
 
-ForcedRead::~ForcedRead() {
+ScopedEnv::~ScopedEnv() {
   if (before_) {
-    ::setenv("HEAPLEAK_READ", before_->c_str(), 1);
+    ::setenv(name_.c_str(), before_->c_str(), 1);
   } else {
-    ::unsetenv("HEAPLEAK_READ");
+    ::unsetenv(name_.c_str());
   }
 }
 

@@ -39,16 +39,18 @@ class TempFile {
   std::string path_;
 };
 
-// Sets HEAPLEAK_READ (core/read_method.h: "map", "read", or nullptr for
-// neither) for its scope; the previous value comes back after.
-class ForcedRead {
+// Sets an environment variable (`value` nullptr: unsets it) for its
+// scope; the previous value comes back after. For the knobs tests force:
+// HEAPLEAK_READ (core/read_method.h), HEAPLEAK_HUGEPAGES (core/huge_pages.h).
+class ScopedEnv {
  public:
-  explicit ForcedRead(const char* method);
-  ~ForcedRead();
-  ForcedRead(const ForcedRead&) = delete;
-  ForcedRead& operator=(const ForcedRead&) = delete;
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
 
  private:
+  std::string name_;
   std::optional<std::string> before_;
 };
 

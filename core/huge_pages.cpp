@@ -4,7 +4,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <string_view>
 
 #include "core/page_size.h"
 

@@ -1,9 +1,10 @@
 // Whether fresh column memory asks the kernel for huge pages (MADV_HUGEPAGE).
 // A huge page is one fault where 4 KiB pages take 512, and on a VM one
-// nested page walk instead of 512: explain on class_cache large ran a third
-// faster with them (bench/README.md). But under THP's usual defrag=madvise,
-// a huge-page fault that finds no free 2 MiB block stalls in direct
-// compaction (explain twice as slow, when the page cache had filled memory).
+// nested page walk instead of 512: explain on class_cache large ran 20-34%
+// faster with them (bench/README.md, round 4). But under THP's usual
+// defrag=madvise, a huge-page fault that finds no free 2 MiB block stalls in
+// direct compaction (on another VM, explain ran twice as slow once the page
+// cache had filled memory: round 3).
 // So they are asked for only while the kernel has free 2 MiB blocks for a
 // mapping several times over: then no fault needs compaction.
 #pragma once

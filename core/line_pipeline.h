@@ -1,8 +1,10 @@
 // Reads a dump on its own thread and hands the parser blocks that hold whole
 // lines only, so reading (or inflating) overlaps parsing. A plain file is
-// mapped, and its blocks are views of the mapping (no copy); a gzip stream,
-// and a plain file's last bytes, are read into buffers recycled through a
-// small pool: memory stays bounded however large the file is. A line longer
+// mapped, and its blocks are views of the mapping (no copy), unless it is
+// large and core/read_method.h finds read(2) cheaper on this machine; a gzip
+// stream, such a plain file, and a mapped file's last bytes are read into
+// buffers recycled through a small pool: memory stays bounded however large
+// the file is. A line longer
 // than a block grows that block (geometrically) up to a cap; a line past the
 // cap is dropped up to its newline without being buffered, and counted, so
 // an endless line (/dev/zero gzipped) cannot exhaust memory.
@@ -65,7 +67,7 @@ struct LineBlock {
 class LinePipeline {
  public:
   static constexpr std::size_t kPadding = 64;
-  // The error of a load whose plain file shrank under its mapping.
+  // The error of a load whose plain file shrank while it loaded.
   static constexpr const char* kFileCutShort = ByteSource::kFileCutShort;
 
   static constexpr std::size_t kDefaultMaxLine = std::size_t{64} << 20;

@@ -115,6 +115,18 @@ header() {
     "objects/s" "RSS MB" "B/obj" "wall/floor" "target"
 }
 
+# explain_rows FLOOR TARGET: explain A B C of the current data set, then the
+# same with each read method forced: what the probe's choice saved
+# (core/read_method.h).
+explain_rows() {
+  local floor=$1 target=$2
+  measure "heapleak explain A B C" "$mbABC" "$nABC" "$floor" "$target" "$HEAPLEAK" explain "$A" "$B" "$C"
+  HEAPLEAK_READ=map measure "heapleak explain A B C (mapped)" "$mbABC" "$nABC" "$floor" "" \
+    "$HEAPLEAK" explain "$A" "$B" "$C"
+  HEAPLEAK_READ='read' measure "heapleak explain A B C (read(2))" "$mbABC" "$nABC" "$floor" "" \
+    "$HEAPLEAK" explain "$A" "$B" "$C"
+}
+
 for set in "${SETS[@]}"; do
   IFS=: read -r name size mode <<<"$set"
   dir="$OUT/$name"
@@ -171,12 +183,7 @@ for set in "${SETS[@]}"; do
       floor po1 "parse-only $(basename "$f")" "$(mb_of "$f")" "$(count_objects "$f")" "$PARSE_ONLY" "$f"
       FLOOR[po3]=$(awk -v a="${FLOOR[po3]}" -v b="${FLOOR[po1]:-0}" 'BEGIN { print a + b }')
     done
-    measure "heapleak explain A B C" "$mbABC" "$nABC" po3 "<= 15 s, <= 40 B/obj" \
-      "$HEAPLEAK" explain "$A" "$B" "$C"
-    HEAPLEAK_READ=map measure "heapleak explain A B C (mapped)" "$mbABC" "$nABC" po3 "" \
-      "$HEAPLEAK" explain "$A" "$B" "$C"
-    HEAPLEAK_READ=read measure "heapleak explain A B C (read(2))" "$mbABC" "$nABC" po3 "" \
-      "$HEAPLEAK" explain "$A" "$B" "$C"
+    explain_rows po3 "<= 15 s, <= 40 B/obj"
     echo "-- within ${BENCH_MEMLIMIT:-4G} (bench/memlimit.sh): without the cache, with it (written), warm:"
     CACHE="$dir/cache"
     rm -rf "$CACHE"
@@ -210,7 +217,7 @@ for set in "${SETS[@]}"; do
   measure "heapleak info B" "$mbB" "$nB" po "<= 1.3x" "$HEAPLEAK" info "$B"
   # The read method the probe did not pick, for what it saved (core/read_method.h).
   HEAPLEAK_READ=map measure "heapleak info B (mapped)" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
-  HEAPLEAK_READ=read measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
+  HEAPLEAK_READ='read' measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_NO_PREFAULT=1 measure "heapleak info B (no prefaulter)" "$mbB" "$nB" po "" \
     "$HEAPLEAK" info "$B"
   # Huge pages forced on and off (core/huge_pages.h decides by free memory otherwise).
@@ -221,12 +228,7 @@ for set in "${SETS[@]}"; do
   measure "heapleak info B.gz" "$mbB" "$nB" zcat "<= 1.3x" "$HEAPLEAK" info "$B.gz"
   measure "heapleak stats A B C" "$mbABC" "$nABC" pox3 "<= 50 B/obj" "$HEAPLEAK" stats "$A" "$B" "$C"
   measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
-  measure "heapleak explain A B C" "$mbABC" "$nABC" pox3 "<= 2 s (large), <= 80 B/obj" \
-    "$HEAPLEAK" explain "$A" "$B" "$C"
-  HEAPLEAK_READ=map measure "heapleak explain A B C (mapped)" "$mbABC" "$nABC" pox3 "" \
-    "$HEAPLEAK" explain "$A" "$B" "$C"
-  HEAPLEAK_READ=read measure "heapleak explain A B C (read(2))" "$mbABC" "$nABC" pox3 "" \
-    "$HEAPLEAK" explain "$A" "$B" "$C"
+  explain_rows pox3 "<= 2 s (large), <= 80 B/obj"
   HEAPLEAK_HUGEPAGES=0 measure "heapleak explain A B C (4 KiB pages)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   HEAPLEAK_HUGEPAGES=1 measure "heapleak explain A B C (huge pages)" "$mbABC" "$nABC" pox3 "" \

@@ -12,10 +12,6 @@
 #include "core/page_size.h"
 #include "core/read_method.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older headers lack it
-#endif
-
 namespace heapleak {
 namespace {
 constexpr std::size_t kMaxBlocks = 3;  // one being parsed, one ready, one being read

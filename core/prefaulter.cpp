@@ -9,10 +9,6 @@
 
 #include "core/page_size.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; older headers lack it
-#endif
-
 namespace heapleak {
 
 Prefaulter::Prefaulter(std::size_t ahead_bytes) : ahead_(ahead_bytes), thread_([this] { run(); }) {}

@@ -14,10 +14,6 @@
 
 #include "core/page_size.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older headers lack it
-#endif
-
 namespace heapleak {
 namespace {
 

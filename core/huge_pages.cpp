@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/memory_headroom.h"
 #include "core/page_size.h"
 
 namespace heapleak {
@@ -45,7 +46,17 @@ bool huge_pages_for(std::size_t bytes) {
   if (!file) return false;
   std::stringstream text;
   text << file.rdbuf();
-  return free_huge_block_bytes(text.str(), page_size()) >= huge_block_bytes_wanted(bytes);
+  const std::uint64_t free_blocks = free_huge_block_bytes(text.str(), page_size());
+  // The cgroup's headroom only when the machine has the blocks: it costs a
+  // few more file reads.
+  return huge_pages_fit(free_blocks,
+                        free_blocks >= huge_block_bytes_wanted(bytes) ? memory_headroom_bytes() : 0,
+                        bytes);
+}
+
+bool huge_pages_fit(std::uint64_t free_blocks, std::uint64_t headroom, std::size_t bytes) {
+  const std::uint64_t wanted = huge_block_bytes_wanted(bytes);
+  return free_blocks >= wanted && headroom >= wanted;
 }
 
 }  // namespace heapleak

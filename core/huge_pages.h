@@ -6,7 +6,9 @@
 // direct compaction (on another VM, explain ran twice as slow once the page
 // cache had filled memory: round 3).
 // So they are asked for only while the kernel has free 2 MiB blocks for a
-// mapping several times over: then no fault needs compaction.
+// mapping several times over: then no fault needs compaction; and while the
+// process's memory cgroup has as much room, as each column's last huge page
+// is charged whole.
 #pragma once
 
 #include <cstddef>
@@ -26,5 +28,9 @@ std::uint64_t free_huge_block_bytes(const std::string& buddyinfo, std::size_t pa
 
 // What huge_pages_for needs free in such blocks for a mapping of `bytes`.
 std::uint64_t huge_block_bytes_wanted(std::size_t bytes);
+
+// huge_pages_for's rule: the machine's free 2 MiB blocks and the process's
+// headroom (core/memory_headroom.h) each cover huge_block_bytes_wanted.
+bool huge_pages_fit(std::uint64_t free_blocks, std::uint64_t headroom, std::size_t bytes);
 
 }  // namespace heapleak

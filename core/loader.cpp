@@ -322,6 +322,11 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
   // HEAPLEAK_NO_PREFAULT=1 turns it off, for bench/run.sh to show what it saves.
   const bool prefault = report.file_bytes >= options.prefault_from_bytes &&
                         std::getenv("HEAPLEAK_NO_PREFAULT") == nullptr;
+  // The budget's first look, before the load reserves or reads anything: a
+  // load refused now has taken no memory (control.charge's owner may judge
+  // more than bytes: heapleakd without --max-memory, core/load_memory_guard.h).
+  if (control.charge && !control.charge(estimate_peak_bytes(0)))
+    return make_error(ErrorReason::kOverBudget, path + ": the load does not fit the memory budget");
   HeapBuilder builder(options.mode);
   // Records are rarely shorter than ~80 bytes; gzip dumps inflate ~8x.
   const std::uint64_t stream_guess = report.file_bytes * (report.gzip ? 8 : 1);

@@ -47,7 +47,8 @@ struct LoadControl {
   const std::atomic<bool>* cancel = nullptr;
   // Called from the loading thread with (file bytes consumed, file size).
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
-  // Called from the loading thread after each block with what the load is
+  // Called from the loading thread before the load reserves anything, then
+  // after each block, with what the load is
   // expected to hold at its peak by now (estimate_peak_bytes of the JSON read
   // so far, plus what long lines grew the reader's buffers by); false fails the load with
   // overBudget and frees everything it held.

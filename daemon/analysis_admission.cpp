@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/memory_headroom.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
 
@@ -18,6 +19,25 @@ std::string analysis_names(unsigned needed) {
 std::string mib_up(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); }
 std::string mib_down(std::uint64_t bytes) { return std::to_string(bytes >> 20); }
 
+// Without --max-memory the memory left is the budget: analyses that would
+// keep more than is left (their floor: what they keep, core/analysis_cost.h)
+// are refused instead of the kernel killing the daemon part way.
+void refuse_beyond_memory_left(const Heap& heap, const std::string& id, unsigned missing) {
+  const std::uint64_t kept = heap.size() * ((missing & kDominatorsAnalysis ? 16 : 0) +
+                                            (missing & kRootPathsAnalysis ? 4 : 0));
+  const std::uint64_t left = memory_headroom_bytes();
+  if (left == UINT64_MAX || kept <= left) return;
+  throw protocol::RpcException(protocol::domain_error(
+      "overBudget",
+      "computing the " + analysis_names(missing) + " of " + id + " needs at least " + mib_up(kept) +
+          " MiB but only " + mib_down(left) +
+          " MiB of memory is left; unload a heap or free memory first",
+      {{"heap", id},
+       {"analysis", missing & kDominatorsAnalysis ? "dominators" : "rootPaths"},
+       {"neededBytes", kept},
+       {"availableBytes", left}}));
+}
+
 }  // namespace
 
 AnalysisAdmission::AnalysisAdmission(DaemonContext& ctx, const HeapEntry& entry, unsigned needed)
@@ -29,6 +49,9 @@ AnalysisAdmission::AnalysisAdmission(DaemonContext& ctx, const HeapEntry& entry,
   if ((needed & kRootPathsAnalysis) && !entry.heap->has_root_paths()) missing |= kRootPathsAnalysis;
   const std::uint64_t estimate = analysis_peak_bytes(*entry.heap, missing);
   if (estimate == 0) return;
+  // Admitted below all the same (always, without a budget): the release
+  // recharges the heap and keeps the analyses in the cache.
+  if (store.max_bytes() == 0) refuse_beyond_memory_left(*entry.heap, entry.id, missing);
   std::uint64_t available = 0;
   if (!store.admit_analysis(estimate, available)) {
     throw protocol::RpcException(protocol::domain_error(

@@ -58,6 +58,17 @@ TEST_CASE("huge pages only while free 2 MiB blocks cover a mapping several times
   CHECK(huge_block_bytes_wanted(2048 * kMiB) > spare);
 }
 
+TEST_CASE("huge pages only while the process's cgroup has room for them too", "[huge_pages]") {
+  const std::uint64_t spare = free_huge_block_bytes(kFree, 4096);
+  // The machine has the blocks; a 4 GB cgroup with 3 GB left has room for a
+  // 256 MiB column's, one with 1 GB left (a load near its cap) has not.
+  CHECK(huge_pages_fit(spare, 3072 * kMiB, 256 * kMiB));
+  CHECK_FALSE(huge_pages_fit(spare, 1024 * kMiB, 256 * kMiB));
+  // No cgroup, no MemAvailable: the blocks decide.
+  CHECK(huge_pages_fit(spare, UINT64_MAX, 256 * kMiB));
+  CHECK_FALSE(huge_pages_fit(free_huge_block_bytes(kFull, 4096), UINT64_MAX, 256 * kMiB));
+}
+
 TEST_CASE("HEAPLEAK_HUGEPAGES forces huge pages on or off", "[huge_pages]") {
   {
     ScopedEnv on("HEAPLEAK_HUGEPAGES", "1");

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/line_pipeline.h"
 #include "core/load_warnings.h"
@@ -132,6 +133,25 @@ TEST_CASE("the budget is checked as the load grows and fails it with overBudget"
   auto ok = load_heap(file.path(), {.block_size = 64 << 10}, control);
   REQUIRE(ok);
   CHECK((*ok)->size() == 20000);
+}
+
+TEST_CASE("a charge refused at the start fails the load before it reads a block", "[load_limits]") {
+  // heapleakd without --max-memory refuses there a load whose low estimate
+  // cannot fit (core/load_memory_guard.h): nothing reserved, nothing read.
+  TempFile file(many_objects(20000));
+  int progress_calls = 0;
+  std::vector<std::uint64_t> charged;
+  LoadControl control;
+  control.progress = [&](std::uint64_t, std::uint64_t) { ++progress_calls; };
+  control.charge = [&](std::uint64_t bytes) {
+    charged.push_back(bytes);
+    return false;
+  };
+  auto r = load_heap(file.path(), {.block_size = 64 << 10}, control);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().reason == ErrorReason::kOverBudget);
+  CHECK(charged == std::vector<std::uint64_t>{estimate_peak_bytes(0)});
+  CHECK(progress_calls == 0);
 }
 
 TEST_CASE("a dump cut short loads what it holds, with a truncated warning, plain or gzip",

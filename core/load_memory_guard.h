@@ -1,0 +1,58 @@
+// A load's watch on the memory the machine (or the process's cgroup) has
+// left, for a long-lived process with no budget of its own (heapleakd
+// without --max-memory): before it starts, a load whose low estimate cannot
+// fit is refused; while it parses, one on course to need more than was left
+// when it began, or that leaves almost nothing, is stopped, so the load fails
+// alone instead of the kernel killing the process and every heap it holds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace heapleak {
+
+class LoadMemoryGuard {
+ public:
+  // What the process can still take now (memory_headroom_bytes by default).
+  using Headroom = std::function<std::uint64_t()>;
+
+  // Stops a load when less than this is left, whatever its course.
+  static constexpr std::uint64_t kFloorBytes = std::uint64_t{64} << 20;
+  // Judges the course only once this share of the file is read: a dump's
+  // head (classes, code) is not its body.
+  static constexpr double kProjectFrom = 0.2;
+  // Sorting and building edges after the parse take this much more than the
+  // parse did (bench/README.md: peak ~1.3x the parsed columns).
+  static constexpr double kFinishFactor = 1.3;
+  // Looks at the headroom again after this much more of the file.
+  static constexpr std::uint64_t kCheckEveryBytes = std::uint64_t{32} << 20;
+
+  // Reads the headroom now, just before the load of `path` starts: what its
+  // course is judged against. `low_need`: a floor of what the load will hold
+  // (core/memory_fit.h), asked at the first look only, on the loading thread,
+  // so a load served by a cache image (which never parses) never pays for it.
+  LoadMemoryGuard(std::string path, std::function<std::uint64_t()> low_need,
+                  Headroom headroom = {});
+
+  // After each parsed block: `done` of `total` file bytes read. False once
+  // the load should stop (then reason() says why, for people): at the first
+  // look when its low need exceeds what was left at the start, later when it
+  // is on course to need more than that, or when almost nothing is left.
+  // The headroom is read at most every kCheckEveryBytes of the file.
+  bool still_fits(std::uint64_t done, std::uint64_t total);
+  const std::string& reason() const { return reason_; }
+
+ private:
+  bool first_look();
+
+  std::string path_;
+  std::function<std::uint64_t()> low_need_;
+  Headroom headroom_;
+  std::uint64_t at_start_ = 0;  // headroom before the load began
+  bool looked_ = false;
+  std::uint64_t checked_at_ = 0;  // `done` at the last look
+  std::string reason_;
+};
+
+}  // namespace heapleak

@@ -44,11 +44,20 @@ bool LoadMemoryGuard::still_fits(std::uint64_t done, std::uint64_t total) {
     return false;
   }
   const double share = total == 0 ? 0.0 : static_cast<double>(done) / static_cast<double>(total);
-  if (share < kProjectFrom) return true;
-  // Memory taken since the start, by this load and by any beside it:
-  // loads started together share what was left, and together are on course.
+  // Memory taken since the start, by this load and by any beside it: loads
+  // started together share what was left, and together are on course.
   const std::uint64_t taken = at_start_ > now ? at_start_ - now : 0;
-  const double course = static_cast<double>(taken) / share * kFinishFactor;
+  if (rate_share_ < 0) {
+    if (share >= kRateFrom) {
+      rate_share_ = share;
+      rate_taken_ = taken;
+    }
+    return true;
+  }
+  if (share < rate_share_ + kRateOver) return true;
+  const double rate =
+      taken > rate_taken_ ? static_cast<double>(taken - rate_taken_) / (share - rate_share_) : 0.0;
+  const double course = (static_cast<double>(taken) + rate * (1 - share)) * kFinishFactor;
   if (course <= static_cast<double>(at_start_)) return true;
   char percent[16];
   std::snprintf(percent, sizeof percent, "%.0f%%", share * 100);

@@ -19,12 +19,16 @@ class LoadMemoryGuard {
 
   // Stops a load when less than this is left, whatever its course.
   static constexpr std::uint64_t kFloorBytes = std::uint64_t{64} << 20;
-  // Judges the course only once this share of the file is read: a dump's
-  // head (classes, code) is not its body.
-  static constexpr double kProjectFrom = 0.2;
+  // The course is the memory taken by now plus, for the rest of the file,
+  // the rate it was taken at since the look at a tenth of the file: a load
+  // takes ~100 MiB at once as it starts (read blocks, the first pages of
+  // each column), which scaled from the start would double the course at a
+  // fifth. Judged from a tenth of the file after that look on.
+  static constexpr double kRateFrom = 0.1;
+  static constexpr double kRateOver = 0.1;
   // Sorting and building edges after the parse take this much more than the
-  // parse did (bench/README.md: peak ~1.3x the parsed columns).
-  static constexpr double kFinishFactor = 1.3;
+  // parse did (class_cache large's B: 460 MiB parsed, 482 at the peak).
+  static constexpr double kFinishFactor = 1.2;
   // Looks at the headroom again after this much more of the file.
   static constexpr std::uint64_t kCheckEveryBytes = std::uint64_t{32} << 20;
 
@@ -39,6 +43,7 @@ class LoadMemoryGuard {
   // the load should stop (then reason() says why, for people): at the first
   // look when its low need exceeds what was left at the start, later when it
   // is on course to need more than that, or when almost nothing is left.
+  // `total` 0 (not known yet): only the first look and the floor.
   // The headroom is read at most every kCheckEveryBytes of the file.
   bool still_fits(std::uint64_t done, std::uint64_t total);
   const std::string& reason() const { return reason_; }
@@ -52,6 +57,8 @@ class LoadMemoryGuard {
   std::uint64_t at_start_ = 0;  // headroom before the load began
   bool looked_ = false;
   std::uint64_t checked_at_ = 0;  // `done` at the last look
+  double rate_share_ = -1;        // the share read at the rate's look (-1: none yet)
+  std::uint64_t rate_taken_ = 0;  // memory taken by then
   std::string reason_;
 };
 

@@ -77,8 +77,8 @@ TEST_CASE("a load on course to fit goes on to its end", "[load_memory_guard]") {
 TEST_CASE("a load on course to need more than was left stops early, saying why",
           "[load_memory_guard]") {
   // 1000 MiB left; the load takes 0.5 byte per byte of a 4000 MiB file:
-  // ~2600 MiB with the finish. It stops once a fifth of the file is read,
-  // long before the memory runs out.
+  // ~2400 MiB with the finish. It stops once a tenth of the file has been
+  // read after the look at a tenth, long before the memory runs out.
   FakeMachine machine{1000 * kMiB};
   LoadMemoryGuard guard = machine.guard();
   std::uint64_t stopped_at = 0;
@@ -91,10 +91,24 @@ TEST_CASE("a load on course to need more than was left stops early, saying why",
   }
   REQUIRE(stopped_at != 0);
   CHECK(stopped_at >= 800 * kMiB);              // not before a fifth of the file
-  CHECK(stopped_at <= 800 * kMiB + 32 * kMiB);  // at the first look after it
+  CHECK(stopped_at <= 800 * kMiB + 64 * kMiB);  // at the look after it
   CHECK(machine.left > 500 * kMiB);             // while half the memory is still free
   CHECK(guard.reason().find("on course to need about 2") != std::string::npos);
   CHECK(guard.reason().find("only 1000 MiB of memory was left when it began") != std::string::npos);
+}
+
+TEST_CASE("what a load takes as it starts is not scaled to the whole file", "[load_memory_guard]") {
+  // 1000 MiB left; the load takes 300 MiB at once (blocks, the first pages
+  // of its columns), then 0.15 byte per byte of a 4000 MiB file: 900 MiB in
+  // all, 1080 with the finish factor... so give it 1200 MiB. Scaled from the
+  // start, 300 MiB at a tenth would have read as 3000 MiB.
+  FakeMachine machine{1200 * kMiB};
+  LoadMemoryGuard guard = machine.guard();
+  for (std::uint64_t done = 4 * kMiB; done <= 4000 * kMiB; done += 4 * kMiB) {
+    machine.left = 1200 * kMiB - 300 * kMiB - done * 15 / 100;
+    REQUIRE(guard.still_fits(done, 4000 * kMiB));
+  }
+  CHECK(guard.reason().empty());
 }
 
 TEST_CASE("a load stops when almost nothing is left, even before its course is known",
@@ -123,7 +137,10 @@ TEST_CASE("the course is judged against what was left before the load began",
           "[load_memory_guard]") {
   FakeMachine machine{1000 * kMiB};
   LoadMemoryGuard guard = machine.guard();
-  CHECK(guard.still_fits(4 * kMiB, 100 * kMiB));
-  machine.left = 1000 * kMiB - 900 * kMiB;  // 900 MiB by 40% of the file
-  CHECK_FALSE(guard.still_fits(40 * kMiB, 100 * kMiB));
+  CHECK(guard.still_fits(4 * kMiB, 1000 * kMiB));
+  machine.left = 1000 * kMiB - 400 * kMiB;  // 400 MiB by a tenth of the file: the rate's look
+  CHECK(guard.still_fits(100 * kMiB, 1000 * kMiB));
+  machine.left = 1000 * kMiB - 500 * kMiB;  // 100 MiB more by a fifth: ~1450 MiB in all
+  CHECK_FALSE(guard.still_fits(200 * kMiB, 1000 * kMiB));
+  CHECK(guard.reason().find("(500 MiB taken by 20% of the file)") != std::string::npos);
 }

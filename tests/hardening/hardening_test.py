@@ -1194,10 +1194,10 @@ def memory_left_is_the_budget(ctx):
     small = memory_dump(ctx, "memory-small.json", 50000)
     # 256 MiB: a load's fixed part (read blocks, the first pages of each
     # column, both halves of a split load) is ~100 MiB. 6 M objects hold
-    # 360 MiB at least (the low estimate); the fooled 4.5 M, 270 at least.
+    # 360 MiB at least (the low estimate); the fooled ones as much.
     medium = memory_dump(ctx, "memory-medium.json", 1000000)
     big = memory_dump(ctx, "memory-big.json", 6000000)
-    fooled = memory_dump(ctx, "memory-fooled.json", 4500000, fool_the_sampler=True)
+    fooled = memory_dump(ctx, "memory-fooled.json", 6000000, fool_the_sampler=True)
     with MemoryCgroup(256 << 20) as group:
         in_group = Ctx()
         in_group.__dict__.update(ctx.__dict__)

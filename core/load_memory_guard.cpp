@@ -9,8 +9,6 @@ namespace {
 
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-const char* const kWayOut = "; unload a heap or free memory first";
-
 }  // namespace
 
 LoadMemoryGuard::LoadMemoryGuard(std::string path, std::function<std::uint64_t()> low_need,
@@ -25,7 +23,7 @@ bool LoadMemoryGuard::first_look() {
   const std::uint64_t need = low_need_ ? low_need_() : 0;
   if (at_start_ == UINT64_MAX || need <= at_start_) return true;
   reason_ = path_ + ": loading needs at least " + mib(need) + " but only " + mib(at_start_) +
-            " of memory was left" + kWayOut;
+            " of memory was left";
   return false;
 }
 
@@ -40,7 +38,7 @@ bool LoadMemoryGuard::still_fits(std::uint64_t done, std::uint64_t total) {
   if (now == UINT64_MAX || at_start_ == UINT64_MAX) return true;
   const std::string where = " after " + mib(done) + " of " + mib(total) + " of the file";
   if (now < kFloorBytes) {
-    reason_ = path_ + ": load stopped: only " + mib(now) + " of memory was left" + where + kWayOut;
+    reason_ = path_ + ": load stopped: only " + mib(now) + " of memory was left" + where;
     return false;
   }
   const double share = total == 0 ? 0.0 : static_cast<double>(done) / static_cast<double>(total);
@@ -64,7 +62,7 @@ bool LoadMemoryGuard::still_fits(std::uint64_t done, std::uint64_t total) {
   reason_ = path_ + ": load stopped: on course to need about " +
             mib(static_cast<std::uint64_t>(course)) + " but only " + mib(at_start_) +
             " of memory was left when it began (" + mib(taken) + " taken by " + percent +
-            " of the file)" + kWayOut;
+            " of the file)";
   return false;
 }
 

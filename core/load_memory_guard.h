@@ -40,7 +40,8 @@ class LoadMemoryGuard {
                   Headroom headroom = {});
 
   // After each parsed block: `done` of `total` file bytes read. False once
-  // the load should stop (then reason() says why, for people): at the first
+  // the load should stop (then reason() says why, for people, and the
+  // caller adds what to do: unload a heap, use the cache...): at the first
   // look when its low need exceeds what was left at the start, later when it
   // is on course to need more than that, or when almost nothing is left.
   // `total` 0 (not known yet): only the first look and the floor.

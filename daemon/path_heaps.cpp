@@ -140,7 +140,8 @@ AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
   } catch (const std::bad_alloc&) {
   }
   if (!heap && guard && !guard->reason().empty())
-    heap = make_error(ErrorReason::kOverBudget, guard->reason());
+    heap = make_error(ErrorReason::kOverBudget,
+                      guard->reason() + "; unload a heap or free memory first");
   if (!heap || cancel.load()) {
     // A cancelled load leaves nothing behind: the heap (if any) dies here.
     ctx.store.abandon_load(load.name, out.reserved);

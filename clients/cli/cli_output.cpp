@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/cached_load.h"
+#include "core/load_memory_guard.h"
 #include "core/load_profile.h"
 #include "core/memory_fit.h"
 #include "core/memory_headroom.h"
@@ -160,8 +161,37 @@ struct LoadOutcome {
   std::optional<std::string> warning;
 };
 
+// What --max-memory set (main): the bytes this run may take.
+std::optional<std::uint64_t> memory_cap;
+
 LoadOutcome load_through_cache(const std::string& path, const LoadOptions& options) {
-  CachedLoad loaded = load_heap_cached(&cli_cache(), path, options);
+  // Without --max-memory the memory left is the run's budget: a load that
+  // cannot fit stops with overBudget (exit 9, saying why) instead of the
+  // kernel killing the run part way (core/load_memory_guard.h).
+  std::optional<LoadMemoryGuard> guard;
+  if (!memory_cap) {
+    guard.emplace(path, [&path, mode = options.mode] {
+      const auto objects = estimate_dump_objects(path);
+      return objects ? low_load_bytes(*objects, mode) : 0;
+    });
+  }
+  // progress and charge are called one after the other on the loading thread.
+  std::uint64_t done = 0;
+  std::uint64_t total = 0;
+  LoadControl control;
+  if (guard) {
+    control.progress = [&](std::uint64_t done_now, std::uint64_t total_now) {
+      done = done_now;
+      total = total_now;
+    };
+    control.charge = [&](std::uint64_t) { return guard->still_fits(done, total); };
+  }
+  CachedLoad loaded = load_heap_cached(&cli_cache(), path, options, control);
+  if (!loaded.heap && guard && !guard->reason().empty()) {
+    loaded.heap =
+        Error{ErrorReason::kOverBudget,
+              guard->reason() + "; free memory first (--max-memory SIZE overrides this check)"};
+  }
   if (loaded.heap && (loaded.pending || (*loaded.heap)->image_binding())) {
     std::lock_guard lock(kept_mutex);
     kept.push_back(*loaded.heap);
@@ -244,9 +274,6 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
   }
   return outcomes;
 }
-
-// What --max-memory set (main): the bytes this run may take.
-std::optional<std::uint64_t> memory_cap;
 
 // A run that cannot fit, refused before its first load (core/memory_fit.h).
 // Only without the cache: with it, a heap parsed is written to an image and

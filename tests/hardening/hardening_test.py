@@ -1092,19 +1092,31 @@ class MemoryCgroup:
             if os.access(v1, os.W_OK) and os.path.isdir(v1):
                 self.dir = os.path.join(v1, name)
                 os.mkdir(self.dir)
-                self._set("memory.limit_in_bytes", limit)
-                self._set("memory.memsw.limit_in_bytes", limit, optional=True)
                 self._set("memory.swappiness", 0, optional=True)
             elif os.path.exists(os.path.join(v2, "cgroup.controllers")) and \
                     "memory" in open(os.path.join(v2, "cgroup.subtree_control")).read().split():
                 self.dir = os.path.join(v2, name)
                 os.mkdir(self.dir)
-                self._set("memory.max", limit)
                 self._set("memory.swap.max", 0, optional=True)
             else:
                 raise Skip("no writable memory cgroup (v1 or v2) on this machine")
+            self.limit(limit)
         except OSError as e:
             raise Skip(f"cannot make a memory cgroup: {e}")
+
+    def v1(self):
+        return os.path.exists(os.path.join(self.dir, "memory.limit_in_bytes"))
+
+    def limit(self, limit):
+        if self.v1():
+            # memsw (memory + swap) may never be below the memory limit: it
+            # goes second when lowering, first when raising.
+            names = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+            now = int(open(os.path.join(self.dir, names[0])).read())
+            for name in names if limit <= now else reversed(names):
+                self._set(name, limit, optional=name != names[0])
+        else:
+            self._set("memory.max", limit)
 
     def _set(self, name, value, optional=False):
         try:
@@ -1117,13 +1129,13 @@ class MemoryCgroup:
     def limit_to_usage_plus(self, margin):
         """Lowers the cap to what the group holds now (its page cache aside) plus `margin`."""
         stat = dict(line.split() for line in open(os.path.join(self.dir, "memory.stat")))
-        if os.path.exists(os.path.join(self.dir, "memory.limit_in_bytes")):
+        if self.v1():
             usage = int(open(os.path.join(self.dir, "memory.usage_in_bytes")).read())
             files = int(stat.get("total_active_file", 0)) + int(stat.get("total_inactive_file", 0))
-            self._set("memory.limit_in_bytes", usage - files + margin)
         else:
             usage = int(open(os.path.join(self.dir, "memory.current")).read())
-            self._set("memory.max", usage - int(stat.get("file", 0)) + margin)
+            files = int(stat.get("file", 0))
+        self.limit(usage - files + margin)
 
     def join_command(self, ctx, program):
         """A script that joins the group, then execs `program` with its arguments."""
@@ -1190,7 +1202,8 @@ def memory_left_is_the_budget(ctx):
     # has left is its budget. A load that cannot fit is refused (its low
     # estimate, before it parses much), and one the estimate misjudged is
     # stopped on its course, both with overBudget: never the kernel's OOM
-    # kill, which would take every heap the daemon holds with it.
+    # kill, which would take every heap the daemon holds with it. The CLI
+    # stops such a load the same way.
     small = memory_dump(ctx, "memory-small.json", 50000)
     # 256 MiB: a load's fixed part (read blocks, the first pages of each
     # column, both halves of a split load) is ~100 MiB. 6 M objects hold
@@ -1232,6 +1245,14 @@ def memory_left_is_the_budget(ctx):
                   f"the refusal should say what was left: {err['message']}")
             print(f"topRetainers refused: {err['message']}")
             check(len(p.list_heaps()) == 2, f"heaps lost after the refusal: {p.list_heaps()}")
+        # The CLI too: the fooled dump passes its estimate, then the load stops
+        # (exit 9, overBudget) instead of being killed (137).
+        group.limit(256 << 20)
+        r = subprocess.run([group.join_command(ctx, ctx.cli), "info", "--no-cache", fooled],
+                           capture_output=True, text=True, timeout=WAIT * SLOW)
+        check(r.returncode == 9 and "load stopped" in r.stderr,
+              f"heapleak info in 256 MiB: exit {r.returncode}, expected 9: {r.stderr[-500:]}")
+        print(f"CLI: exit 9: {r.stderr.strip()[-300:]}")
 
 
 @test

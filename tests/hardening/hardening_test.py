@@ -1204,14 +1204,15 @@ def memory_left_is_the_budget(ctx):
     # stopped on its course, both with overBudget: never the kernel's OOM
     # kill, which would take every heap the daemon holds with it. The CLI
     # stops such a load the same way.
-    small = memory_dump(ctx, "memory-small.json", 50000)
     # 256 MiB: a load's fixed part (read blocks, the first pages of each
     # column, both halves of a split load) is ~100 MiB. 6 M objects hold
-    # 360 MiB at least (the low estimate); the fooled ones as much.
-    medium = memory_dump(ctx, "memory-medium.json", 1000000)
-    big = memory_dump(ctx, "memory-big.json", 6000000)
-    fooled = memory_dump(ctx, "memory-fooled.json", 6000000, fool_the_sampler=True)
+    # 360 MiB at least (the low estimate); the fooled ones as much. The group
+    # first: it may skip the test, and then no dump is written for nothing.
     with MemoryCgroup(256 << 20) as group:
+        small = memory_dump(ctx, "memory-small.json", 50000)
+        medium = memory_dump(ctx, "memory-medium.json", 1000000)
+        big = memory_dump(ctx, "memory-big.json", 6000000)
+        fooled = memory_dump(ctx, "memory-fooled.json", 6000000, fool_the_sampler=True)
         in_group = Ctx()
         in_group.__dict__.update(ctx.__dict__)
         in_group.daemon = group.join_command(ctx, ctx.daemon)

@@ -1,9 +1,9 @@
 // A load's watch on the memory the machine (or the process's cgroup) has
-// left, for a long-lived process with no budget of its own (heapleakd
+// left, for a process with no budget of its own (heapleakd or heapleak
 // without --max-memory): before it starts, a load whose low estimate cannot
 // fit is refused; while it parses, one on course to need more than was left
 // when it began, or that leaves almost nothing, is stopped, so the load fails
-// alone instead of the kernel killing the process and every heap it holds.
+// alone instead of the kernel killing the process (and every heap it holds).
 #pragma once
 
 #include <cstdint>

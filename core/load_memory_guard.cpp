@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/memory_fit.h"
 #include "core/memory_headroom.h"
 
 namespace heapleak {
@@ -17,6 +18,25 @@ LoadMemoryGuard::LoadMemoryGuard(std::string path, std::function<std::uint64_t()
       low_need_(std::move(low_need)),
       headroom_(headroom ? std::move(headroom) : Headroom([] { return memory_headroom_bytes(); })),
       at_start_(headroom_()) {}
+
+LoadMemoryGuard::LoadMemoryGuard(const std::string& path, LoadMode mode)
+    : LoadMemoryGuard(path, [path, mode] {
+        const auto objects = estimate_dump_objects(path);
+        return objects ? low_load_bytes(*objects, mode) : 0;
+      }) {}
+
+void LoadMemoryGuard::watch(LoadControl& control) {
+  // The loading thread calls progress, then charge, after each block.
+  control.progress = [this, outer = std::move(control.progress)](std::uint64_t done,
+                                                                 std::uint64_t total) {
+    done_ = done;
+    total_ = total;
+    if (outer) outer(done, total);
+  };
+  control.charge = [this, outer = std::move(control.charge)](std::uint64_t bytes) {
+    return (!outer || outer(bytes)) && still_fits(done_, total_);
+  };
+}
 
 bool LoadMemoryGuard::first_look() {
   looked_ = true;

@@ -10,6 +10,9 @@
 #include <functional>
 #include <string>
 
+#include "core/load_mode.h"
+#include "core/loader.h"
+
 namespace heapleak {
 
 class LoadMemoryGuard {
@@ -38,6 +41,18 @@ class LoadMemoryGuard {
   // so a load served by a cache image (which never parses) never pays for it.
   LoadMemoryGuard(std::string path, std::function<std::uint64_t()> low_need,
                   Headroom headroom = {});
+  // The same, the low need being a load in `mode` of the objects sampled in
+  // the dump at `path` (estimate_dump_objects, low_load_bytes).
+  LoadMemoryGuard(const std::string& path, LoadMode mode);
+  // watch() hands `this` to a LoadControl: the guard stays where it is.
+  LoadMemoryGuard(const LoadMemoryGuard&) = delete;
+  LoadMemoryGuard& operator=(const LoadMemoryGuard&) = delete;
+
+  // Makes a load's `control` ask this guard after each block, on top of
+  // what its progress and charge already do: progress records how far the
+  // load has read, and charge fails once still_fits does. The guard must
+  // outlive the load.
+  void watch(LoadControl& control);
 
   // After each parsed block: `done` of `total` file bytes read. False once
   // the load should stop (then reason() says why, for people, and the
@@ -58,6 +73,8 @@ class LoadMemoryGuard {
   std::uint64_t at_start_ = 0;  // headroom before the load began
   bool looked_ = false;
   std::uint64_t checked_at_ = 0;  // `done` at the last look
+  std::uint64_t done_ = 0;        // watch(): the load's progress, as last reported
+  std::uint64_t total_ = 0;
   double rate_share_ = -1;        // the share read at the rate's look (-1: none yet)
   std::uint64_t rate_taken_ = 0;  // memory taken by then
   std::string reason_;

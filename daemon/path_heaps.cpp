@@ -15,7 +15,6 @@
 #include "core/file_identity.h"
 #include "core/load_memory_guard.h"
 #include "core/loader.h"
-#include "core/memory_fit.h"
 #include "daemon/method_support.h"
 
 namespace heapleak::daemon {
@@ -102,29 +101,17 @@ AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
   // than the admission estimate fails with overBudget as it passes it.
   AdmittedHeap out;
   out.reserved = load.estimate;
+  LoadControl control;
+  control.cancel = &cancel;
+  control.charge = [&ctx, &out](std::uint64_t bytes) {
+    return ctx.store.extend(out.reserved, bytes);
+  };
+  control.progress = progress;
   // Without --max-memory the memory left is the budget: a load that cannot
   // fit stops with overBudget instead of the kernel killing the daemon and
   // every heap it holds.
   std::optional<LoadMemoryGuard> guard;
-  if (ctx.store.max_bytes() == 0) {
-    guard.emplace(load.path, [path = load.path] {
-      const auto objects = estimate_dump_objects(path);
-      return objects ? low_load_bytes(*objects, LoadMode::kFull) : 0;
-    });
-  }
-  // progress and charge are called one after the other on the loading thread.
-  std::uint64_t done = 0;
-  std::uint64_t total = 0;
-  LoadControl control;
-  control.cancel = &cancel;
-  control.charge = [&](std::uint64_t bytes) {
-    return ctx.store.extend(out.reserved, bytes) && (!guard || guard->still_fits(done, total));
-  };
-  control.progress = [&](std::uint64_t done_now, std::uint64_t total_now) {
-    done = done_now;
-    total = total_now;
-    if (progress) progress(done_now, total_now);
-  };
+  if (ctx.store.max_bytes() == 0) guard.emplace(load.path, LoadMode::kFull).watch(control);
   // Out of memory fails this load only: the daemon and its other heaps stay.
   Result<std::shared_ptr<const Heap>> heap =
       make_error(ErrorReason::kOverBudget, load.path + ": out of memory while loading");

@@ -168,24 +168,9 @@ LoadOutcome load_through_cache(const std::string& path, const LoadOptions& optio
   // Without --max-memory the memory left is the run's budget: a load that
   // cannot fit stops with overBudget (exit 9, saying why) instead of the
   // kernel killing the run part way (core/load_memory_guard.h).
-  std::optional<LoadMemoryGuard> guard;
-  if (!memory_cap) {
-    guard.emplace(path, [&path, mode = options.mode] {
-      const auto objects = estimate_dump_objects(path);
-      return objects ? low_load_bytes(*objects, mode) : 0;
-    });
-  }
-  // progress and charge are called one after the other on the loading thread.
-  std::uint64_t done = 0;
-  std::uint64_t total = 0;
   LoadControl control;
-  if (guard) {
-    control.progress = [&](std::uint64_t done_now, std::uint64_t total_now) {
-      done = done_now;
-      total = total_now;
-    };
-    control.charge = [&](std::uint64_t) { return guard->still_fits(done, total); };
-  }
+  std::optional<LoadMemoryGuard> guard;
+  if (!memory_cap) guard.emplace(path, options.mode).watch(control);
   CachedLoad loaded = load_heap_cached(&cli_cache(), path, options, control);
   if (!loaded.heap && guard && !guard->reason().empty()) {
     loaded.heap =

@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "core/loader.h"
+#include "tests/core/test_dump.h"
 
 using namespace heapleak;
 
@@ -149,4 +153,48 @@ TEST_CASE("the course is judged against what was left before the load began",
   machine.left = 1000 * kMiB - 500 * kMiB;  // 100 MiB more by a fifth: ~1450 MiB in all
   CHECK_FALSE(guard.still_fits(200 * kMiB, 1000 * kMiB));
   CHECK(guard.reason().find("(500 MiB taken by 20% of the file)") != std::string::npos);
+}
+
+TEST_CASE("watch adds the guard to a load's own progress and charge", "[load_memory_guard]") {
+  FakeMachine machine{1000 * kMiB};
+  LoadMemoryGuard guard = machine.guard();
+  std::vector<std::uint64_t> progressed;
+  std::vector<std::uint64_t> charged;
+  bool budget_says = true;
+  LoadControl control;
+  control.progress = [&](std::uint64_t done, std::uint64_t) { progressed.push_back(done); };
+  control.charge = [&](std::uint64_t bytes) {
+    charged.push_back(bytes);
+    return budget_says;
+  };
+  guard.watch(control);
+  CHECK(control.charge(1));  // the first look: nothing needed, 1000 MiB left
+  control.progress(100 * kMiB, 1000 * kMiB);
+  CHECK(control.charge(2));  // a tenth read: the rate's look
+  // The guard sees the progress the load reported: 500 MiB taken by a fifth.
+  machine.left = 500 * kMiB;
+  control.progress(200 * kMiB, 1000 * kMiB);
+  CHECK_FALSE(control.charge(3));
+  CHECK(guard.reason().find("(500 MiB taken by 20% of the file)") != std::string::npos);
+  // The load's own budget still decides first.
+  budget_says = false;
+  CHECK_FALSE(control.charge(4));
+  CHECK(progressed == std::vector<std::uint64_t>{100 * kMiB, 200 * kMiB});
+  CHECK(charged == std::vector<std::uint64_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("a guard for a dump asks for the objects sampled in it", "[load_memory_guard]") {
+  // 20,000 records: counted exactly in a file this small, and far less than
+  // any machine has left, so the load runs with the guard on and ends whole.
+  std::string text;
+  for (int k = 0; k < 20000; ++k)
+    text += test::object_line({"0x" + std::to_string(1000 + k), "OBJECT", "", {}}) + "\n";
+  test::TempFile file(text);
+  LoadMemoryGuard guard(file.path(), LoadMode::kFull);
+  LoadControl control;
+  guard.watch(control);
+  auto heap = load_heap(file.path(), {.block_size = 64 << 10}, control);
+  REQUIRE(heap);
+  CHECK((*heap)->size() == 20000);
+  CHECK(guard.reason().empty());
 }

@@ -11,4 +11,9 @@ std::uint64_t analysis_peak_bytes(const Heap& heap, unsigned needed) {
   return bytes;
 }
 
+std::uint64_t analysis_kept_bytes(std::uint64_t objects, unsigned analyses) {
+  return objects *
+         ((analyses & kDominatorsAnalysis ? 16 : 0) + (analyses & kRootPathsAnalysis ? 4 : 0));
+}
+
 }  // namespace heapleak

@@ -25,4 +25,9 @@ enum Analysis : unsigned {
 // keep 4. The estimate rounds up.
 std::uint64_t analysis_peak_bytes(const Heap& heap, unsigned needed);
 
+// Bytes the analyses in `analyses` keep for a heap of `objects` objects once
+// computed (16 per object for the dominator tree, 4 for root paths): the
+// floor of their cost, for refusals that must be sure.
+std::uint64_t analysis_kept_bytes(std::uint64_t objects, unsigned analyses);
+
 }  // namespace heapleak

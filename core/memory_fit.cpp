@@ -7,6 +7,7 @@
 #include <fstream>
 #include <vector>
 
+#include "core/analysis_cost.h"
 #include "core/byte_source.h"
 
 namespace heapleak {
@@ -140,9 +141,10 @@ FitVerdict judge_fit(const std::vector<PlannedLoad>& loads, std::uint64_t headro
     if (!objects) continue;
     verdict.objects += *objects;
     verdict.needed += low_load_bytes(*objects, load.mode);
-    // What the dominator tree (16 bytes per object) and root paths (4) keep
-    // (core/analysis_cost.h); their peaks and the leak analysis come on top.
-    if (load.analysed) verdict.needed += *objects * 20;
+    // What the dominator tree and root paths keep; their peaks and the leak
+    // analysis come on top.
+    if (load.analysed)
+      verdict.needed += analysis_kept_bytes(*objects, kDominatorsAnalysis | kRootPathsAnalysis);
   }
   verdict.fits = headroom == UINT64_MAX || verdict.needed <= headroom;
   return verdict;

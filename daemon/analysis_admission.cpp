@@ -23,8 +23,7 @@ std::string mib_down(std::uint64_t bytes) { return std::to_string(bytes >> 20); 
 // keep more than is left (their floor: what they keep, core/analysis_cost.h)
 // are refused instead of the kernel killing the daemon part way.
 void refuse_beyond_memory_left(const Heap& heap, const std::string& id, unsigned missing) {
-  const std::uint64_t kept = heap.size() * ((missing & kDominatorsAnalysis ? 16 : 0) +
-                                            (missing & kRootPathsAnalysis ? 4 : 0));
+  const std::uint64_t kept = analysis_kept_bytes(heap.size(), missing);
   const std::uint64_t left = memory_headroom_bytes();
   if (left == UINT64_MAX || kept <= left) return;
   throw protocol::RpcException(protocol::domain_error(

@@ -101,6 +101,12 @@ TEST_CASE("kept analyses reopen mapped, equal to freshly computed ones", "[cache
     CHECK(warm.heap->dominators().mapped());
     CHECK(analysis_peak_bytes(*warm.heap, kRootPathsAnalysis | kDominatorsAnalysis) == 0);
     require_same_analyses(**fresh, *warm.heap);
+    // The refusals' floor (memory_fit, heapleakd without --max-memory) is
+    // what the analyses keep at least, and about what they keep.
+    const auto kept =
+        analysis_kept_bytes((*fresh)->size(), kRootPathsAnalysis | kDominatorsAnalysis);
+    CHECK(kept <= (*fresh)->analyses_bytes_used());
+    CHECK(kept * 2 > (*fresh)->analyses_bytes_used());
     // Nothing new to keep: the file is not rewritten.
     const auto written = fs::last_write_time(analyses_file(cache, dump));
     CHECK_FALSE(cache.store_analyses(*warm.heap));

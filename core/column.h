@@ -198,6 +198,29 @@ class Column {
     other.size_ = 0;
     other.capacity_ = 0;
   }
+  // Trades buffers with `other`: this column takes other's buffer, holding
+  // the `n` values the caller wrote at its start, and `other` takes this
+  // column's, empty, if it holds at least `other_keeps` of other's values.
+  // For a permutation gathered into a spare: no copy back. Only between
+  // mapped buffers, whose bytes (a multiple of 2 MiB) hold whole values of
+  // any column type; false, nothing changed, otherwise.
+  template <class U>
+  bool trade_storage(Column<U>& other, std::size_t n, std::size_t other_keeps) {
+    if (is_view() || other.is_view() || capacity_ * sizeof(T) < MappedMemory::kThreshold ||
+        other.capacity_ * sizeof(U) < MappedMemory::kThreshold)
+      return false;
+    const std::size_t mine = MappedMemory::round_up(capacity_ * sizeof(T));
+    const std::size_t theirs = MappedMemory::round_up(other.capacity_ * sizeof(U));
+    if (n > theirs / sizeof(T) || mine / sizeof(U) < other_keeps) return false;
+    T* const old = data_;
+    data_ = reinterpret_cast<T*>(other.data_);
+    size_ = n;
+    capacity_ = theirs / sizeof(T);
+    other.data_ = reinterpret_cast<U*>(old);
+    other.size_ = 0;
+    other.capacity_ = mine / sizeof(U);
+    return true;
+  }
   // Gives the pages past size() back to the kernel, keeping the capacity
   // (they read as zeros if used again): resident memory without a copy.
   void release_unused_pages() {

@@ -10,6 +10,7 @@
 #include "core/address_index.h"
 #include "core/address_sort.h"
 #include "core/in_halves.h"
+#include "core/order_runs.h"
 #include "core/page_size.h"
 
 namespace heapleak {
@@ -28,23 +29,32 @@ std::uint32_t address_fingerprint(Address address) {
 }
 
 // Reorders `column` so that position k holds what was at order[k], through
-// `scratch`, which every column reuses. The reads follow the dump's page
-// runs, so they stream; rotating permutation cycles in place instead saves
-// the scratch but chains one cache miss per object and is several times slower.
+// `spare`: the values are gathered there, then the column takes the spare's
+// buffer and the spare the column's old one, when that holds `spare_keeps`
+// (else they are copied back). The reads follow the dump's page runs, so
+// they stream (a memcpy per run, `runs`); rotating permutation cycles in
+// place instead saves the spare but chains one cache miss per object and
+// is several times slower.
 // `two`: each half of `order` on a thread of its own (run_in_halves).
 template <class T, class S>
-void permute(Column<T>& column, const Column<ObjectIndex>& order, Column<S>& scratch, bool two) {
+void permute(Column<T>& column, const Column<ObjectIndex>& order, const OrderRuns& runs,
+             Column<S>& spare, std::size_t spare_keeps, bool two) {
   static_assert(sizeof(T) <= sizeof(S) && std::is_trivially_copyable_v<T>);
   if (column.empty()) return;
-  T* gathered = reinterpret_cast<T*>(scratch.data());
+  T* gathered = reinterpret_cast<T*>(spare.data());
   run_in_halves(two, order.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) gathered[k] = column[order[k]];
+    runs.gather(gathered, column.data(), order.data(), begin, end);
   });
+  // Duplicate addresses were left out of `order`, so it may be the shorter.
+  if (column.trade_storage(spare, order.size(), spare_keeps)) {
+    column.release_unused_pages();  // a narrow column in a wider spare's buffer
+    return;
+  }
   // Only once both halves are gathered: the copy overwrites what they read.
   run_in_halves(two, order.size(), [&](std::size_t begin, std::size_t end) {
     std::memcpy(column.data() + begin, gathered + begin, (end - begin) * sizeof(T));
   });
-  column.resize(order.size());  // duplicate addresses were left out of `order`
+  column.resize(order.size());
 }
 
 }  // namespace
@@ -313,25 +323,31 @@ void HeapBuilder::pad_to_page() {
 // Every column of 4 bytes or less: all an identity-only heap has but its
 // addresses.
 template <class S>
-void permute_narrow_columns(HeapColumns& c, const Column<ObjectIndex>& order, Column<S>& scratch,
-                            bool two) {
-  permute(c.type, order, scratch, two);
-  permute(c.class_index, order, scratch, two);
-  permute(c.own_name, order, scratch, two);
-  permute(c.memsize, order, scratch, two);
-  permute(c.value_hash, order, scratch, two);
-  permute(c.first_ref, order, scratch, two);
-  permute(c.length, order, scratch, two);
-  permute(c.file, order, scratch, two);
-  permute(c.line, order, scratch, two);
-  permute(c.method, order, scratch, two);
-  permute(c.generation, order, scratch, two);
+void permute_narrow_columns(HeapColumns& c, const Column<ObjectIndex>& order, const OrderRuns& runs,
+                            Column<S>& scratch, std::size_t keeps, bool two) {
+  permute(c.type, order, runs, scratch, keeps, two);
+  permute(c.class_index, order, runs, scratch, keeps, two);
+  permute(c.own_name, order, runs, scratch, keeps, two);
+  permute(c.memsize, order, runs, scratch, keeps, two);
+  permute(c.value_hash, order, runs, scratch, keeps, two);
+  permute(c.first_ref, order, runs, scratch, keeps, two);
+  permute(c.length, order, runs, scratch, keeps, two);
+  permute(c.file, order, runs, scratch, keeps, two);
+  permute(c.line, order, runs, scratch, keeps, two);
+  permute(c.method, order, runs, scratch, keeps, two);
+  permute(c.generation, order, runs, scratch, keeps, two);
 }
 
 void HeapBuilder::apply_order(const Column<ObjectIndex>& order, Column<std::uint64_t>& scratch) {
-  permute(c_.address, order, scratch, two_threads_);
-  permute(c_.line_offset, order, scratch, two_threads_);
-  permute_narrow_columns(c_, order, scratch, two_threads_);
+  // The 8-byte columns trade buffers with the scratch; the narrow ones are
+  // copied back (their buffers are too small to be the scratch build_edges
+  // needs after, and a second, 4-byte spare would raise the load's peak).
+  const std::size_t m = order.size();
+  const OrderRuns runs(order);
+  permute(c_.address, order, runs, scratch, m + 1, two_threads_);
+  permute(c_.line_offset, order, runs, scratch, m + 1, two_threads_);
+  permute_narrow_columns(c_, order, runs, scratch, m + 1, two_threads_);
+  scratch.resize_for_overwrite(m + 1);  // a traded buffer comes empty
 }
 
 void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order,
@@ -341,9 +357,12 @@ void HeapBuilder::apply_order_consuming(Column<ObjectIndex>& order,
   // (stats holds three heaps). The addresses go last, through that scratch
   // and `order` itself: the high halves gathered into the scratch, then each
   // order[k], read for the last time, replaced by the low half of its address.
+  // Each narrow column trades buffers with the scratch (no copy back).
   const std::size_t m = order.size();
   scratch.resize_for_overwrite(m);  // each use writes what it reads
-  permute_narrow_columns(c_, order, scratch, two_threads_);
+  const OrderRuns runs(order);
+  permute_narrow_columns(c_, order, runs, scratch, m, two_threads_);
+  scratch.resize_for_overwrite(m);  // a traded buffer comes empty
   for (std::size_t k = 0; k < m; ++k)
     scratch[k] = static_cast<std::uint32_t>(c_.address[order[k]] >> 32);
   for (std::size_t k = 0; k < m; ++k) order[k] = static_cast<std::uint32_t>(c_.address[order[k]]);

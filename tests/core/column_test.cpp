@@ -108,3 +108,43 @@ TEST_CASE("a column appends another's pages, moved not copied", "[column]") {
     CHECK(too_many.size() == mapped_room - head + 1);
   }
 }
+
+TEST_CASE("a column trades buffers with a spare, when both are mapped and the spare keeps room",
+          "[column]") {
+  const std::size_t n = std::size_t{3} << 20;  // 12 MiB of uint32: mapped
+  Column<std::uint64_t> spare;
+  spare.reserve(n + 1);
+  auto* gathered = reinterpret_cast<std::uint32_t*>(spare.data());
+  for (std::size_t k = 0; k < n; ++k) gathered[k] = static_cast<std::uint32_t>(k * 3);
+  SECTION("a narrow column's buffer cannot keep n + 1 wide values: refused, nothing changes") {
+    Column<std::uint32_t> narrow(n, 7);
+    const void* before = narrow.data();
+    CHECK_FALSE(narrow.trade_storage(spare, n, n + 1));
+    CHECK(narrow.data() == before);
+    CHECK(narrow.size() == n);
+    CHECK(spare.data() == static_cast<void*>(gathered));
+  }
+  SECTION("a buffer that keeps them: traded, the values where the spare had them") {
+    Column<std::uint32_t> narrow(n, 7);
+    const void* old = narrow.data();
+    REQUIRE(narrow.trade_storage(spare, n, n / 2));
+    CHECK(narrow.data() == static_cast<void*>(gathered));
+    REQUIRE(narrow.size() == n);
+    CHECK(narrow[n - 1] == (n - 1) * 3);
+    CHECK(spare.data() == old);
+    CHECK(spare.empty());
+    CHECK(spare.capacity() * sizeof(std::uint64_t) >= n * sizeof(std::uint32_t));
+    narrow.release_unused_pages();  // the wider buffer's tail
+    CHECK(narrow[12345] == 12345u * 3);
+    // Both go on as any column: grow, fill, free (ASan checks the unmapping).
+    spare.assign(n / 2, 9);
+    narrow.resize(4 * n, 1);
+    CHECK(narrow.back() == 1u);
+    CHECK(spare.back() == 9u);
+  }
+  SECTION("a small (heap) buffer is never traded") {
+    Column<std::uint32_t> small(100, 1);
+    CHECK_FALSE(small.trade_storage(spare, 100, 0));
+    CHECK(small.size() == 100);
+  }
+}

@@ -4,14 +4,13 @@
 // a child process, as many at once as the cores and the memory allow; their
 // rows are concatenated in series order. `--print-commands` prints those runs
 // instead, for a scheduler of the fleet's own (docs/fleet.md).
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,13 +21,12 @@
 #include <sstream>
 #include <thread>
 
+#include "clients/cli/child_runs.h"
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
 #include "core/fleet_series.h"
 #include "core/memory_headroom.h"
-
-extern char** environ;
 
 namespace heapleak::cli {
 namespace {
@@ -57,7 +55,8 @@ options:
 The cache flags (--no-cache, --cache-dir, --cache-max-bytes) go to every run.
 
 Exit codes: 0 every series ran, 1 some failed or none was found (the table
-holds the rows of those that ran), 2 usage error.
+holds the rows of those that ran), 2 usage error; stopped by Ctrl-C, SIGTERM
+or SIGHUP: its runs are stopped too, nothing is written, 128 + the signal.
 )";
 
 // Explain reads a whole series (growth per interval), but keeps every dump of
@@ -127,20 +126,27 @@ std::vector<std::string> lines_of(const std::string& path) {
 }
 
 bool spawn(Run& run) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, run.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, run.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::vector<char*> argv;
-  for (auto& word : run.argv) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  const int error = ::posix_spawn(&run.pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) run.failure = std::string("cannot start: ") + std::strerror(error);
-  return error == 0;
+  run.pid = spawn_child(run.argv, run.out, run.err, run.failure);
+  return run.pid != 0;
+}
+
+// Stops the runs still going (SIGTERM, then SIGKILL after a grace period)
+// and reaps them, so that none outlives the fleet or writes into a scratch
+// directory that is gone.
+void stop_runs(const std::map<pid_t, std::size_t>& running) {
+  for (const auto& [pid, run] : running) ::kill(pid, SIGTERM);
+  std::size_t left = running.size();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (left > 0 && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0 && running.count(pid)) --left;
+    if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (pid < 0 && errno != EINTR) return;  // none left
+  }
+  for (const auto& [pid, run] : running) {
+    if (::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+  }
 }
 
 std::string why_failed(const Run& run) {
@@ -224,7 +230,13 @@ int run_fleet(const std::vector<std::string>& argv) {
   std::map<pid_t, std::size_t> running;
   std::uint64_t held = 0;
   std::size_t next = 0;
+  // Ctrl-C, SIGTERM or SIGHUP stop the runs and remove the scratch
+  // directory; a SIGKILL cannot be seen, and each run dies with the fleet
+  // by itself then (die_with_parent_if_asked).
+  StopSignals stop_signals;
+  int stopped_by = 0;
   while (next < runs.size() || !running.empty()) {
+    if ((stopped_by = stop_signals.wait(0)) != 0) break;
     // Start what fits: one run always goes when none is running, unless
     // --max-memory says it cannot fit at all.
     while (next < runs.size() && running.size() < jobs) {
@@ -243,7 +255,11 @@ int run_fleet(const std::vector<std::string>& argv) {
     }
     if (running.empty()) continue;
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid == 0) {  // none ended yet: wait for one, or for a stop signal
+      if ((stopped_by = stop_signals.wait(1000)) != 0) break;
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;  // no child left: cannot happen while `running` holds one
@@ -255,6 +271,15 @@ int run_fleet(const std::vector<std::string>& argv) {
     held -= run.estimate;
     running.erase(it);
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) run.failure = why_failed(run);
+  }
+
+  if (stopped_by != 0) {
+    stop_runs(running);
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch, ignored);
+    std::cerr << "heapleak fleet: stopped by " << strsignal(stopped_by) << "; " << running.size()
+              << " runs stopped, " << runs.size() - next << " not started, no table written\n";
+    return 128 + stopped_by;
   }
 
   std::string table;

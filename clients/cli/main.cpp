@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/cli/child_runs.h"
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
@@ -110,6 +111,8 @@ std::optional<std::uint64_t> memory_flag(std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   using namespace heapleak;
   using namespace heapleak::cli;
+  // A run of `heapleak fleet` ends with the fleet, however the fleet ends.
+  die_with_parent_if_asked();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << usage();

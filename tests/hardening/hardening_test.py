@@ -941,6 +941,93 @@ def sigterm_during_load(ctx):
         check(code == 0, f"stdio: SIGTERM during a load: exit {code}, expected 0")
 
 
+def children_of(pid):
+    """Pids whose parent is `pid`, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def running(pid):
+    """Alive and not a zombie (an orphan's reaper may be slow, or absent in a container)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@test
+def fleet_stopped_stops_its_runs(ctx):
+    """`heapleak fleet` stopped by SIGTERM stops its explain runs, removes
+    its scratch directory and writes no table (exit 143); killed by SIGKILL,
+    which it cannot see, its runs die with it all the same."""
+    path = big_dump(ctx, copies=24)  # ~2 s to explain three times over
+    for how in (signal.SIGTERM, signal.SIGKILL):
+        root = tempfile.mkdtemp(dir=ctx.work, prefix=f"fleet-{how.name}-")
+        tmp = os.path.join(root, "tmp")
+        os.mkdir(tmp)
+        for worker in ("w1", "w2", "w3"):
+            series = os.path.join(root, "captures", worker)
+            os.makedirs(series)
+            for k in (1, 2, 3):
+                os.symlink(path, os.path.join(series, f"heap-{k}.json"))
+        table = os.path.join(root, "fleet.jsonl")
+        proc = subprocess.Popen([ctx.cli, "fleet", os.path.join(root, "captures"), "--no-cache", "--jobs", "2",
+                                 "-o", table], env=dict(os.environ, TMPDIR=tmp),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + WAIT * SLOW
+        runs = []
+        while len(runs) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            runs = children_of(proc.pid)
+            time.sleep(0.02)
+        check(len(runs) == 2, f"{how.name}: fleet started {len(runs)} runs, expected 2 (exit {proc.poll()})")
+        if how == signal.SIGTERM:
+            # Seen: the fleet stops its runs and reaps them before it exits.
+            t = time.monotonic()
+            proc.send_signal(how)
+            code = proc.wait(WAIT * SLOW)
+            said = proc.stderr.read().decode(errors="replace")
+            left = [pid for pid in runs if running(pid)]
+            print(f"SIGTERM: fleet and its runs gone in {time.monotonic() - t:.2f} s")
+            check(code == 128 + signal.SIGTERM, f"SIGTERM: exit {code}, expected 143; stderr: {said[-500:]}")
+            check("stopped by" in said and "2 runs stopped, 1 not started" in said,
+                  f"SIGTERM: the fleet did not say what it stopped: {said[-500:]}")
+            check(os.listdir(tmp) == [], f"SIGTERM: the scratch directory was left: {os.listdir(tmp)}")
+            check(not os.path.exists(table), "SIGTERM: a table was written")
+        else:
+            # Unseen: the runs are held (SIGSTOP) while the fleet is killed,
+            # then let go; each must end at once, not run on to its answer
+            # (~1.5 s here): the kernel signalled it when its parent died.
+            for pid in runs:
+                os.kill(pid, signal.SIGSTOP)
+            proc.send_signal(how)
+            code = proc.wait(WAIT * SLOW)
+            check(code == -signal.SIGKILL, f"SIGKILL: exit {code}")
+            t = time.monotonic()
+            for pid in runs:
+                os.kill(pid, signal.SIGCONT)
+            while any(running(pid) for pid in runs) and time.monotonic() < t + 5 * SLOW:
+                time.sleep(0.01)
+            took = time.monotonic() - t
+            left = [pid for pid in runs if running(pid)]
+            print(f"SIGKILL: the runs gone {took:.2f} s after they were let go")
+            check(took < 0.25 * SLOW, f"SIGKILL: the runs took {took:.2f} s to end: they ran on")
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        check(not left, f"{how.name}: the runs {left} outlived the fleet")
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def stdio_cut_during_load(ctx, cut, expected_code, what):
     """Times a whole load of a big dump over --stdio, then starts it again
     and calls cut(daemon) once it reports progress: the daemon must exit

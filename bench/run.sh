@@ -30,7 +30,10 @@
 # (core/heap_cache.h) and compute the analyses (and write them next to the
 # image), "(cache warm, analyses)" rows map the image and the analyses.
 # Environment: BENCH_REPEAT=N runs each row N times and prints the median
-# (this VM's first touches of fresh memory vary run to run);
+# (this VM's first touches of fresh memory vary run to run); BENCH_SETTLE=S
+# sleeps S seconds before each run, so that the memory the run before freed
+# has gone back to the host (~20 s here) and every run pays the first touch
+# a user's first run pays (bench/README.md, "The first touch of fresh memory");
 # HEAPLEAK=path/to/heapleak benches another build (nothing is built);
 # BENCH_SETS="name:size ..." picks the data sets (a name starting with "syn" is
 # synthetic, its size as for heapleak-synth --bytes; otherwise as for leakgen.rb).
@@ -42,6 +45,7 @@ ROOT_DIR=$(pwd)
 OUT="$ROOT_DIR/bench/out"
 BUILD="$ROOT_DIR/build/release"
 PARSE_ONLY="$BUILD/bench/heapleak-parse-only"
+TOUCH_FLOOR="$BUILD/bench/heapleak-touch-floor"
 SYNTH="$BUILD/bench/heapleak-synth"
 
 SETS=("cc30:6000" "cc300:medium")
@@ -70,6 +74,7 @@ measure() {
   # BENCH_REPEAT runs: the median wall time (with its cpu), the largest RSS.
   local runs=() k
   for ((k = 0; k < ${BENCH_REPEAT:-1}; k++)); do
+    [ "${BENCH_SETTLE:-0}" = 0 ] || sleep "$BENCH_SETTLE"
     if ! /usr/bin/time -f '%e %M %U %S' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err"; then
       printf '%-36s failed: %s\n' "$label" "$(tail -n 2 "$TMP/err" | tr '\n' ' ')"
       return 0
@@ -91,7 +96,7 @@ measure() {
     ratio = (fs != "" && fs > 0) ? sprintf("%.2fx %s", s / fs, fl) : "-"
     printf "%-36s %7.2f %6.2f %7.0f %11.0f %7.0f %6.1f  %-13s %s\n", l, s, cpu, mb / t, n / t,
       kb / 1024, kb * 1024 / n, ratio, tg }'
-  LAST_SECS=$secs
+  LAST_SECS=$secs LAST_KB=$kb
 }
 # floor NAME LABEL MB OBJECTS CMD...: a floor row, remembered as NAME.
 floor() {
@@ -215,6 +220,9 @@ for set in "${SETS[@]}"; do
     printf '%-36s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
   fi
   measure "heapleak info B" "$mbB" "$nB" po "<= 1.3x" "$HEAPLEAK" info "$B"
+  # The other floor: faulting in as much fresh memory as info B peaked at.
+  [ -x "$TOUCH_FLOOR" ] && measure "first touch of info B's peak" "$mbB" "$nB" - "floor" \
+    "$TOUCH_FLOOR" "$((LAST_KB / 1024))"
   # The read method the probe did not pick, for what it saved (core/read_method.h).
   HEAPLEAK_READ=map measure "heapleak info B (mapped)" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_READ='read' measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
@@ -229,6 +237,8 @@ for set in "${SETS[@]}"; do
   measure "heapleak stats A B C" "$mbABC" "$nABC" pox3 "<= 50 B/obj" "$HEAPLEAK" stats "$A" "$B" "$C"
   measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
   explain_rows pox3 "<= 2 s (large), <= 80 B/obj"
+  [ -x "$TOUCH_FLOOR" ] && measure "first touch of explain's peak" "$mbABC" "$nABC" - "floor" \
+    "$TOUCH_FLOOR" "$((LAST_KB / 1024))"
   HEAPLEAK_HUGEPAGES=0 measure "heapleak explain A B C (4 KiB pages)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   HEAPLEAK_HUGEPAGES=1 measure "heapleak explain A B C (huge pages)" "$mbABC" "$nABC" pox3 "" \

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -132,20 +133,20 @@ bool spawn(Run& run) {
 
 // Stops the runs still going (SIGTERM, then SIGKILL after a grace period)
 // and reaps them, so that none outlives the fleet or writes into a scratch
-// directory that is gone.
-void stop_runs(const std::map<pid_t, std::size_t>& running) {
+// directory that is gone. Only pids not reaped yet are signalled: a reaped
+// one may name another process by now.
+void stop_runs(std::map<pid_t, std::size_t> running) {
   for (const auto& [pid, run] : running) ::kill(pid, SIGTERM);
-  std::size_t left = running.size();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (left > 0 && std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid > 0 && running.count(pid)) --left;
+  while (!running.empty() && std::chrono::steady_clock::now() < deadline) {
+    const pid_t pid = ::waitpid(-1, nullptr, WNOHANG);
+    if (pid > 0) running.erase(pid);
     if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (pid < 0 && errno != EINTR) return;  // none left
+    if (pid < 0 && errno != EINTR) return;  // no child left
   }
   for (const auto& [pid, run] : running) {
-    if (::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
   }
 }
 
@@ -232,11 +233,12 @@ int run_fleet(const std::vector<std::string>& argv) {
   std::size_t next = 0;
   // Ctrl-C, SIGTERM or SIGHUP stop the runs and remove the scratch
   // directory; a SIGKILL cannot be seen, and each run dies with the fleet
-  // by itself then (die_with_parent_if_asked).
-  StopSignals stop_signals;
+  // by itself then (die_with_parent_if_asked). Taken only while runs go:
+  // once they are done, a stop signal ends the fleet as it would any command.
+  std::optional<StopSignals> stop_signals(std::in_place);
   int stopped_by = 0;
   while (next < runs.size() || !running.empty()) {
-    if ((stopped_by = stop_signals.wait(0)) != 0) break;
+    if ((stopped_by = stop_signals->wait(0)) != 0) break;
     // Start what fits: one run always goes when none is running, unless
     // --max-memory says it cannot fit at all.
     while (next < runs.size() && running.size() < jobs) {
@@ -257,7 +259,7 @@ int run_fleet(const std::vector<std::string>& argv) {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid == 0) {  // none ended yet: wait for one, or for a stop signal
-      if ((stopped_by = stop_signals.wait(1000)) != 0) break;
+      if ((stopped_by = stop_signals->wait(1000)) != 0) break;
       continue;
     }
     if (pid < 0) {
@@ -281,6 +283,7 @@ int run_fleet(const std::vector<std::string>& argv) {
               << " runs stopped, " << runs.size() - next << " not started, no table written\n";
     return 128 + stopped_by;
   }
+  stop_signals.reset();
 
   std::string table;
   std::size_t ran = 0, rows = 0;

@@ -19,6 +19,7 @@ void die_with_parent_if_asked() {
   if (value == nullptr || *value == '\0') return;
   const long parent = std::strtol(value, nullptr, 10);
   ::unsetenv(kParentPidVariable);  // its own children (Graphviz) are not runs
+  if (parent <= 1) return;         // not a pid fleet wrote
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   // The parent died between starting this process and the line above: no
   // signal will come, and nobody waits for the answer.

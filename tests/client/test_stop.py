@@ -4,15 +4,7 @@ daemon that stops never removes the socket a newer daemon has put in its
 place; and when an auto-started daemon fails, the message quotes a log that is
 its own (never the old daemon's, never silently empty) and how it ended."""
 from client_helper import *
-
-
-def running(pid):
-    """Alive and not a zombie (the daemon's parent, init here, may reap it late or never)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+from heapleakd import process_running as running  # noqa: E402
 
 
 def daemon_pid(stderr):

@@ -23,7 +23,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hl import (SLOW, WAIT, Daemon, Peer, Skip, TestFailure, check, error_of, expect_error, frame,  # noqa: E402
-                gen_dumps)
+                gen_dumps, process_running)
 
 DOMAIN = -32803
 # The exit code of each data.reason in both CLIs (docs/exit-codes.md): the
@@ -957,15 +957,6 @@ def children_of(pid):
     return found
 
 
-def running(pid):
-    """Alive and not a zombie (an orphan's reaper may be slow, or absent in a container)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @test
 def fleet_stopped_stops_its_runs(ctx):
     """`heapleak fleet` stopped by SIGTERM stops its explain runs, removes
@@ -997,7 +988,7 @@ def fleet_stopped_stops_its_runs(ctx):
             proc.send_signal(how)
             code = proc.wait(WAIT * SLOW)
             said = proc.stderr.read().decode(errors="replace")
-            left = [pid for pid in runs if running(pid)]
+            left = [pid for pid in runs if process_running(pid)]
             print(f"SIGTERM: fleet and its runs gone in {time.monotonic() - t:.2f} s")
             check(code == 128 + signal.SIGTERM, f"SIGTERM: exit {code}, expected 143; stderr: {said[-500:]}")
             check("stopped by" in said and "2 runs stopped, 1 not started" in said,
@@ -1016,10 +1007,10 @@ def fleet_stopped_stops_its_runs(ctx):
             t = time.monotonic()
             for pid in runs:
                 os.kill(pid, signal.SIGCONT)
-            while any(running(pid) for pid in runs) and time.monotonic() < t + 5 * SLOW:
+            while any(process_running(pid) for pid in runs) and time.monotonic() < t + 5 * SLOW:
                 time.sleep(0.01)
             took = time.monotonic() - t
-            left = [pid for pid in runs if running(pid)]
+            left = [pid for pid in runs if process_running(pid)]
             print(f"SIGKILL: the runs gone {took:.2f} s after they were let go")
             check(took < 0.25 * SLOW, f"SIGKILL: the runs took {took:.2f} s to end: they ran on")
         for pid in left:

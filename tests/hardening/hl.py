@@ -9,7 +9,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import heapleakd  # noqa: E402
-from heapleakd import SANITIZER_MARKERS, SLOW, TestFailure, check, frame  # noqa: E402,F401
+from heapleakd import SANITIZER_MARKERS, SLOW, TestFailure, check, frame, process_running  # noqa: E402,F401
 
 WAIT = 60.0  # seconds, unscaled: the tests multiply by SLOW where a wait is long
 

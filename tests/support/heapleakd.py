@@ -331,6 +331,16 @@ def pid_alive(pid):
         return True
 
 
+def process_running(pid):
+    """Alive and not a zombie, whoever its parent is: an orphan's reaper
+    (init here) may reap it late, or never in a container."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def wait_gone(pid, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

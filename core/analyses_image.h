@@ -20,7 +20,8 @@ namespace heapleak::image {
 inline constexpr char kAnalysesMagic[8] = {'H', 'L', 'A', 'N', 'A', 'L', 'Y', '\n'};
 // Bump on any change of the sections below or of what the analyses mean
 // (a new root-path rule, another dominator root), so older files are ignored.
-inline constexpr std::uint32_t kAnalysesVersion = 2;  // 2: the class is an edge (Heap::class_edge)
+inline constexpr std::uint32_t kAnalysesVersion =
+    3;  // 2: the class is an edge (Heap::class_edge), 3: root paths from the machine stack last
 
 // Writes the analyses `heap` holds now (root paths and/or dominator tree,
 // computed or mapped) to `path`, bound to the image whose table checksum is

@@ -4,6 +4,7 @@
 
 #include "core/analysis_cost.h"
 #include "core/heap_image_reader.h"
+#include "core/site_trust.h"
 
 namespace heapleak {
 namespace {
@@ -39,8 +40,10 @@ std::shared_ptr<const Heap> write_and_remap(const HeapCache& cache, const Heap& 
 
 }  // namespace
 
-CachedLoad load_heap_cached(const HeapCache* cache, const std::string& path,
-                            const LoadOptions& options, const LoadControl& control) {
+namespace {
+
+CachedLoad load_through_cache(const HeapCache* cache, const std::string& path,
+                              const LoadOptions& options, const LoadControl& control) {
   if (cache == nullptr || !cache->enabled())
     return CachedLoad{load_heap(path, options, control), {}, {}};
   CacheLookup found = cache->lookup(path, options.mode);
@@ -64,6 +67,16 @@ CachedLoad load_heap_cached(const HeapCache* cache, const std::string& path,
     if (out.warning) return out;  // the write failed: writing it later would too
   }
   out.pending = PendingImage{cache, *out.heap, std::move(*found.key)};
+  return out;
+}
+
+}  // namespace
+
+CachedLoad load_heap_cached(const HeapCache* cache, const std::string& path,
+                            const LoadOptions& options, const LoadControl& control) {
+  CachedLoad out = load_through_cache(cache, path, options, control);
+  // Parsed or mapped, the same sites are believed: the manifest decides.
+  if (out.heap) trust_sites_by_manifest(**out.heap);
   return out;
 }
 

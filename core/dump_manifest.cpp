@@ -55,6 +55,20 @@ std::optional<DumpManifest> read_manifest_for(const std::string& dump_path) {
   if (!root["process"]["hostname"].get(hostname)) manifest.hostname = std::string(hostname);
   if (!root["capture"]["mode"].get(mode)) manifest.mode = std::string(mode);
   if (!root["capture"]["started_at"].get(dumped_at)) manifest.dumped_at = std::string(dumped_at);
+  bool tracing_on = false;
+  if (!root["allocation_tracing"]["on"].get(tracing_on)) manifest.tracing_on = tracing_on;
+  std::uint64_t since_gc = 0;
+  if (!root["allocation_tracing"]["since_gc_count"].get(since_gc))
+    manifest.tracing_since_gc = since_gc;
+  simdjson::dom::array threads;
+  if (!root["capture_objects"]["threads"].get(threads)) {
+    for (simdjson::dom::element thread : threads) {
+      std::string_view text;
+      if (thread.get(text)) continue;
+      if (auto address = parse_address(text)) manifest.capture_threads.push_back(*address);
+      if (manifest.capture_threads.size() >= 64) break;  // a gem runs a handful
+    }
+  }
   return manifest;
 }
 

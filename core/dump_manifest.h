@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "core/address.h"
 
 namespace heapleak {
 
@@ -21,6 +24,16 @@ struct DumpManifest {
   std::string mode;  // fork or inline
   // When the dump began (capture.started_at, ISO 8601 UTC); "" when absent.
   std::string dumped_at;
+  // allocation_tracing: whether it was on for this dump, and GC.count when the
+  // series turned it on (since_gc_count). The tracer's table outlives a
+  // stopped trace and lends stale sites to new objects at reused addresses:
+  // sites are believed only on objects of that generation or later. nullopt
+  // when the manifest does not say (an older gem: sites are believed).
+  std::optional<bool> tracing_on;
+  std::optional<std::uint64_t> tracing_since_gc;
+  // The capture gem's own threads (capture_objects.threads): what they hold
+  // is the gem's, never the program's leak.
+  std::vector<Address> capture_threads;
 };
 
 // The process a manifest names, as one key ("host/pid/start"): two dumps

@@ -49,6 +49,14 @@ bool looks_bounded(const Growth& growth) {
   const std::uint64_t b = *growth.target, c = *growth.later;
   if (c <= b) return true;
   if (growth.stack && c - b <= std::max<std::uint64_t>(8, b / 10)) return true;
+  // Turning over at a cap (an LRU, a MemoryStore pruned to 75%): a fifth or
+  // more of what it referenced in B is gone by C, and it grew by far less
+  // than it lost (an entry is at most two references). A leak keeps what it
+  // holds: 113 -> 116 -> 120 entries with 69 of B's 232 references gone is
+  // a store at its cap; a leak that evicts a little keeps most.
+  if (!growth.replaced && growth.dropped > 0 && 5 * growth.dropped >= b &&
+      8 * (c - b) <= growth.dropped)
+    return true;
   if (growth.replaced) {
     // Entries lost: a Hash's key that lives on (a shared frozen String, or
     // no object at all: a Symbol, an Integer) is not counted, its value is.

@@ -94,7 +94,7 @@ std::string_view Heap::class_name(ObjectIndex i) const {
 }
 
 std::optional<std::uint32_t> Heap::generation(ObjectIndex i) const {
-  if (c_.generation.empty() || c_.generation[i] == 0) return std::nullopt;
+  if (c_.generation.empty() || c_.generation[i] == 0 || !site_trusted(i)) return std::nullopt;
   return c_.generation[i] - 1;
 }
 

@@ -175,15 +175,26 @@ class Heap {
   // Name of the object's class: empty when the class is anonymous or unknown.
   std::string_view class_name(ObjectIndex i) const;
 
-  bool has_allocation_info() const { return !c_.file.empty(); }
-  bool has_generation() const { return !c_.generation.empty(); }
+  bool has_allocation_info() const { return !c_.file.empty() && sites_from_ != kNoSites; }
+  bool has_generation() const { return !c_.generation.empty() && sites_from_ != kNoSites; }
   std::string_view file(ObjectIndex i) const {
-    return c_.file.empty() ? "" : c_.names.at(c_.file[i]);
+    return c_.file.empty() || !site_trusted(i) ? "" : c_.names.at(c_.file[i]);
   }
-  std::uint32_t line(ObjectIndex i) const { return c_.line.empty() ? 0 : c_.line[i]; }
+  std::uint32_t line(ObjectIndex i) const {
+    return c_.line.empty() || !site_trusted(i) ? 0 : c_.line[i];
+  }
   std::string_view method(ObjectIndex i) const {
-    return c_.method.empty() ? "" : c_.names.at(c_.method[i]);
+    return c_.method.empty() || !site_trusted(i) ? "" : c_.names.at(c_.method[i]);
   }
+  // Allocation sites (file, line, method, generation) are believed only on
+  // objects of generation `from` or later; kNoSites: on none. The capture
+  // manifest says when the series turned tracing on (core/site_trust.h): the
+  // tracer's table outlives a stopped trace and lends an earlier series'
+  // sites to new objects at reused addresses. Set once, right after the
+  // load and before the heap is shared; 0 (the default) believes all.
+  static constexpr std::uint32_t kNoSites = 0xFFFFFFFFu;
+  void trust_sites_from(std::uint32_t from) const { sites_from_ = from; }
+  std::uint32_t sites_trusted_from() const { return sites_from_; }
   std::optional<std::uint32_t> generation(ObjectIndex i) const;
   // An ARRAY's `length`, a HASH's `size` or a STRING's `bytesize`, kept in
   // every load (identity-only too) so growth from dump to dump can be read.
@@ -232,8 +243,15 @@ class Heap {
   void set_analyses_kept(unsigned kept) const;
 
  private:
+  bool site_trusted(ObjectIndex i) const {
+    if (sites_from_ == 0) return true;
+    if (sites_from_ == kNoSites || c_.generation.empty() || c_.generation[i] == 0) return false;
+    return c_.generation[i] - 1 >= sites_from_;
+  }
+
   HeapColumns c_;
   LoadReport report_;
+  mutable std::uint32_t sites_from_ = 0;
   mutable std::once_flag root_paths_once_;
   mutable std::unique_ptr<const RootPaths> root_paths_;
   mutable std::once_flag dominators_once_;

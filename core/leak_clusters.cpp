@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/born_holders.h"
+#include "core/capture_own.h"
 #include "core/dominators.h"
 #include "core/growth_verdict.h"
 #include "core/identity.h"
@@ -203,14 +205,19 @@ Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& 
   return reach;
 }
 
-Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, ObjectIndex holder) {
+// `moved`: part of the heap moved between B and C, so an entry of B missing
+// from its address in C may be alive elsewhere: turnover cannot be counted.
+Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, ObjectIndex holder,
+                 bool moved) {
   Growth growth;
   if (holder == kNoObject) return growth;
   const bool by_length = target.length(holder).has_value();
-  growth.field = !by_length                                   ? "references"
-                 : target.type(holder) == ObjectType::kHash   ? "size"
-                 : target.type(holder) == ObjectType::kString ? "bytesize"
-                                                              : "length";
+  // An object's references are its instance variables' values: say so.
+  growth.field = !by_length && target.type(holder) == ObjectType::kObject ? "instance variables"
+                 : !by_length                                             ? "references"
+                 : target.type(holder) == ObjectType::kHash               ? "size"
+                 : target.type(holder) == ObjectType::kString             ? "bytesize"
+                                                                          : "length";
   // Read as a series over N dumps reads it (series_growth.h): by the same
   // container at the holder's address, an LRU that evicted its first key
   // still being the LRU, so that "bounded" can fire.
@@ -224,6 +231,13 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
   const auto& [a, b, c] = std::tie(growth.baseline, growth.target, growth.later);
   if (a && b && c && *a < *b && *b < *c && 4 * (*c - *b) <= *b - *a)
     growth.drops = drops_entries(target, holder, later);
+  // A store at its cap turns its entries over while it stays near its size:
+  // how many of B's are gone by C tells it from a leak, which keeps them
+  // (looks_bounded). Counted only for a holder that grew at all.
+  if (b && c && *b < *c && by_length && !moved) {
+    growth.dropped = dropped_entries(target, holder, later);
+    growth.drops = growth.dropped > 0;
+  }
   return growth;
 }
 
@@ -396,6 +410,12 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
     if (heap.type(hop) == ObjectType::kImemo && heap.own_name(hop) != "env")
       return NoiseReason::kVmInternal;
   }
+  // Held only from the machine stack (root paths seed it last): a C local
+  // of the code running at the dump, unless what it points at keeps growing.
+  const Growth& g = cluster.growth;
+  if (root_kind(cluster.reach.root) == RootKind::kMachineStack &&
+      !(g.target && g.later && *g.later > *g.target))
+    return NoiseReason::kMachineStack;
   if (looks_bounded(cluster.growth)) return NoiseReason::kBounded;
   return NoiseReason::kNone;
 }
@@ -405,7 +425,7 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
   if (cluster.noise == NoiseReason::kTransientHolder) return "held in B only (holders gone by C)";
   if (cluster.holder == kNoObject) {
     return cluster.reach.root.empty() ? "unreachable objects"
-                                      : "held by ROOT " + cluster.reach.root;
+                                      : "held by " + root_label(cluster.reach.root);
   }
   // The ivar that holds the holder, when the dump names it exactly, says
   // most: "Array in Registry.@sets" (path_names' entry for the parent).
@@ -413,7 +433,8 @@ std::string label_of(const LeakCluster& cluster, const std::string& holder_name)
   if (!vias.empty() && vias.back().kind == EdgeName::Kind::kExact &&
       vias.back().names.size() == 1 && cluster.path_names.size() >= 2)
     return holder_name + " in " + cluster.path_names[cluster.path_names.size() - 2];
-  if (cluster.reach.kind == "root") return holder_name + " (ROOT " + cluster.reach.root + ")";
+  if (cluster.reach.kind == "root")
+    return holder_name + " (" + root_label(cluster.reach.root) + ")";
   if (cluster.reach.name == holder_name) return holder_name;
   const std::string ivar = cluster.reach.ivar.empty() ? "" : "." + cluster.reach.ivar;
   return holder_name + " in " + cluster.reach.name + ivar;
@@ -504,9 +525,11 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
   std::vector<char> leaked(target.size(), 0);
   for (ObjectIndex i : diff.leaked) leaked[i] = 1;
   std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
-  if (later)
+  if (later) {
     keep_holders_alive_in_later(baseline, target, *later, leaked, diff.leaked, holder_of,
                                 kTransientMark);
+    adopt_born_holders(target, *later, leaked, diff.leaked, holder_of, kFirstHolderMark);
+  }
 
   // Cluster by holder (or by root category / unreachable), in address order.
   std::map<ObjectIndex, std::vector<ObjectIndex>> by_anchor;
@@ -577,24 +600,35 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
     holder_names[anchor] = place(cluster);
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
-    cluster.growth = growth_of(baseline, target, later, growth_object(cluster));
+    cluster.growth = growth_of(baseline, target, later, growth_object(cluster), diff.moved_later);
+    if (cluster.holder != kNoObject && leaked[cluster.holder]) {
+      // Made between A and B: whatever sits at its address in A is another object.
+      cluster.growth.born = true;
+      cluster.growth.baseline.reset();
+    }
     if (looks_bounded(cluster.growth))  // only then: a search in C
       cluster.growth.rebuilt =
           rebuilt_entry(target, growth_object(cluster), later, cluster.retained);
   }
   if (later) read_replaced_entries(baseline, target, *later, clusters);
+  const CaptureOwn capture_own(target);
   for (auto& [anchor, cluster] : clusters) {
     const std::string& holder_name = holder_names[anchor];
     cluster.classes = cluster_classes(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
+    if (cluster.growth.born) cluster.key += " (created between A and B)";
     cluster.signature = signature_of(cluster, holder_name);
     cluster.block = block_of(target, cluster);
+    // The capture gem's objects are in every dump it takes: never the program's leak.
+    if (cluster.noise == NoiseReason::kNone && capture_own.owns(target, cluster))
+      cluster.noise = NoiseReason::kCaptureOwn;
     if (cluster.noise == NoiseReason::kNone) {
       // What the cluster holds first (threads, self-finalized objects, classes
       // made at run time), then where it sits.
       if (auto shape = judge_shape(baseline, target, later, cluster)) {
         cluster.noise = shape->noise;
         if (!shape->label.empty()) cluster.key = std::move(shape->label);
+        if (shape->growth) cluster.growth = std::move(*shape->growth);
       } else {
         cluster.noise = classify(target, cluster);
       }

@@ -44,7 +44,9 @@ struct Growth {
   // Read on the rebuilt entry instead (core/replaced_entries.h): a container the holder
   // replaces by a new one between dumps, whose length or size can be read in each.
   bool replaced = false;
-  std::uint64_t dropped = 0;  // replaced: how many of its references in B are gone by C
+  std::uint64_t dropped = 0;  // how many of its references in B are gone by C (when it grew)
+  // The holder itself was made between A and B (core/born_holders.h): no size in A.
+  bool born = false;
 };
 
 struct SiteCount {
@@ -72,6 +74,9 @@ struct LeakCluster {
   // Holders of this one leak (one signature) folded into the row: `holder`
   // is the one retaining most; count, memsize, retained are their totals.
   std::uint64_t instances = 1;
+  // Rows folded in because this row's holder keeps their holders alive
+  // through a block (core/leak_folding.h): each one's label and holders.
+  std::vector<std::pair<std::string, std::uint64_t>> grows_with;
   // An old object that grew in place (diff.grown): the holder is the leak,
   // `objects` is empty, `retained` the bytes it gained from A to B.
   bool grown_in_place = false;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/load_warnings.h"
+#include "core/moved_objects.h"
 #include "core/naming.h"
 
 namespace heapleak {
@@ -131,6 +132,19 @@ std::vector<ObjectIndex> diff_by_fingerprint(const Heap& baseline, const Heap& t
   return leaked;
 }
 
+// What a partial compaction between B and C cost the diff, for every surface.
+std::string moved_warning(const MovedObjects& moved) {
+  return "objects moved between B and C (GC.compact or auto_compact): " +
+         percent(static_cast<double>(moved.old_vanished) / static_cast<double>(moved.old_objects)) +
+         " of the objects alive since A are not at their address in C, most found again "
+         "elsewhere; " +
+         std::to_string(moved.matched.size()) +
+         " new objects of B were matched back by their content, " +
+         std::to_string(moved.unmatched) +
+         " gone from their address could not be told apart and are not counted (the leak may "
+         "be larger than shown). heapleak-capture turns auto_compact off for its series";
+}
+
 }  // namespace
 
 std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectIndex> objects,
@@ -228,9 +242,21 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
         "matched objects by content fingerprint instead of address; the counts per group are "
         "right, but which copies in B are the leaked ones cannot be told after compaction");
   } else {
+    // Part of the heap moved between B and C: what moved is alive in C too.
+    std::vector<ObjectIndex> moved_back;
+    if (later) {
+      const MovedObjects moved = find_moved_objects(target, *later, in_baseline, in_later);
+      if (moved.moved) {
+        diff.moved_later = true;
+        moved_back = moved.matched;
+        diff.warnings.push_back(moved_warning(moved));
+      }
+    }
     for (ObjectIndex i = 0; i < target.size(); ++i) {
       if (!is_live(target.type(i)) || in_baseline[i] != kNoObject) continue;
-      if (later && in_later[i] == kNoObject) continue;
+      if (later && in_later[i] == kNoObject &&
+          !std::binary_search(moved_back.begin(), moved_back.end(), i))
+        continue;
       diff.leaked.push_back(i);
     }
     if (later) diff.grown = grown_objects(baseline, target, *later, in_baseline, in_later);

@@ -43,6 +43,9 @@ struct LeakDiff {
   double baseline_survival = 1.0;  // share of A's objects found unchanged in B
   double later_survival = 1.0;     // share of B's objects found unchanged in C
   bool compacted = false;
+  // Part of the heap moved between B and C (core/moved_objects.h): an object
+  // of B missing from its address in C may be alive elsewhere.
+  bool moved_later = false;
   std::vector<std::string> warnings;
   // Old objects that grew in place A < B < C (three-way, uncompacted diffs):
   // leaks with no new objects (a String buffer, an Array of Integers).

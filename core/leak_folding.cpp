@@ -4,6 +4,8 @@
 #include <unordered_map>
 
 #include "core/dominators.h"
+#include "core/naming.h"
+#include "core/naming_runtime.h"
 #include "core/root_paths.h"
 
 namespace heapleak {
@@ -26,20 +28,33 @@ void absorb(LeakCluster& into, LeakCluster& from, bool alike) {
 }
 
 // For each row, the row whose leaked objects sit on its holder's root path
-// (the nearest to the holder), followed to the top; kNoRow when none.
-std::vector<std::size_t> owner_rows(const Heap& target, const std::vector<LeakCluster>& rows) {
-  std::unordered_map<ObjectIndex, std::size_t> row_of;
-  for (std::size_t r = 0; r < rows.size(); ++r)
+// (the nearest to the holder), or whose holder does with a block below it
+// (a subscriber list -> Proc -> the instance it captured -> its @timings: the
+// list keeps those instances alive, their growth is its leak); followed to
+// the top; kNoRow when none.
+std::vector<std::size_t> owner_rows(const Heap& target, const std::vector<LeakCluster>& rows,
+                                    std::vector<char>& through_block) {
+  std::unordered_map<ObjectIndex, std::size_t> row_of, holding;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
     for (ObjectIndex i : rows[r].objects) row_of.emplace(i, r);
+    if (rows[r].holder != kNoObject && !rows[r].grown_in_place) holding.emplace(rows[r].holder, r);
+  }
   const RootPaths& paths = target.root_paths();
   std::vector<std::size_t> owner(rows.size(), kNoRow);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (rows[r].holder == kNoObject) continue;
+    bool block = false;  // a Proc between the holder and y
     for (ObjectIndex y = paths.parent(rows[r].holder); y != kNoObject; y = paths.parent(y)) {
       if (const auto it = row_of.find(y); it != row_of.end() && it->second != r) {
         owner[r] = it->second;
         break;
       }
+      if (const auto it = holding.find(y); block && it != holding.end() && it->second != r) {
+        owner[r] = it->second;
+        through_block[r] = 1;
+        break;
+      }
+      block = block || is_proc(target, y);
     }
   }
   // Path ancestors are strictly shallower, so following owners ends.
@@ -52,10 +67,25 @@ std::vector<std::size_t> owner_rows(const Heap& target, const std::vector<LeakCl
 
 void fold_rows(const Heap& target, std::vector<LeakCluster>& rows, GroupBy group_by) {
   if (rows.size() < 2) return;
-  std::vector<char> grew(rows.size(), 0), absorbed(rows.size(), 0);
-  const std::vector<std::size_t> owner = owner_rows(target, rows);
+  std::vector<char> grew(rows.size(), 0), absorbed(rows.size(), 0), through_block(rows.size(), 0);
+  const std::vector<std::size_t> owner = owner_rows(target, rows, through_block);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (owner[r] == kNoRow) continue;
+    if (through_block[r]) {
+      // Said on the row: "and 200 x Array in ShopApp.@timings grow with it",
+      // named by the object that holds each (not by the reach both rows share).
+      const auto& names = rows[r].path_names;
+      const std::string label =
+          names.size() >= 2 ? ruby_name(target, rows[r].holder) + " in " + names[names.size() - 2]
+                            : rows[r].key;
+      auto& with = rows[owner[r]].grows_with;
+      const auto it =
+          std::find_if(with.begin(), with.end(), [&](const auto& w) { return w.first == label; });
+      if (it == with.end())
+        with.emplace_back(label, rows[r].instances);
+      else
+        it->second += rows[r].instances;
+    }
     absorb(rows[owner[r]], rows[r], false);
     grew[owner[r]] = absorbed[r] = 1;
   }

@@ -24,6 +24,10 @@ std::string_view noise_reason_name(NoiseReason reason) {
       return "codeLoaded";
     case NoiseReason::kTransientHolder:
       return "transientHolder";
+    case NoiseReason::kMachineStack:
+      return "machineStack";
+    case NoiseReason::kCaptureOwn:
+      return "captureOwn";
   }
   return "";
 }
@@ -56,6 +60,12 @@ std::string_view noise_reason_why(NoiseReason reason) {
     case NoiseReason::kTransientHolder:
       return "held in B only by objects gone by C (a request in flight, the machine stack), "
              "and by nothing in B that lives on: no holder keeps them in C that B shows";
+    case NoiseReason::kMachineStack:
+      return "held only by a word on the machine stack (a C local variable of the code running "
+             "when the dump was taken), through no holder that grows: on the stack, not kept";
+    case NoiseReason::kCaptureOwn:
+      return "heapleak-capture's own objects (its threads, control socket and tracing), which the "
+             "capture gem keeps while it takes the series, not the program's";
   }
   return "";
 }

@@ -1,7 +1,8 @@
 // What is probably not a leak, and why: the reasons a leak cluster is put
 // apart from the real leaks (finalizer tables, VM internals and inline
 // caches, the allocation tracer, containers that stopped growing,
-// unreachable leftovers), with their wire names and one-line explanations.
+// unreachable leftovers, words on the machine stack, heapleak-capture's own
+// objects), with their wire names and one-line explanations.
 #pragma once
 
 #include <string_view>
@@ -19,6 +20,8 @@ enum class NoiseReason {
   kSharedString,
   kCodeLoaded,
   kTransientHolder,
+  kMachineStack,
+  kCaptureOwn,
 };
 
 std::string_view noise_reason_name(NoiseReason reason);  // camelCase wire name

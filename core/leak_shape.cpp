@@ -121,6 +121,57 @@ std::optional<ShapeVerdict> runtime_code_verdict(const Heap& heap, const LeakClu
                       plural(methods, "method", "methods") + " defined at run time in " + holder};
 }
 
+std::uint64_t count_of_type(const Heap& heap, ObjectType type) {
+  std::uint64_t n = 0;
+  for (ObjectIndex i = 0; i < heap.size(); ++i) n += heap.type(i) == type;
+  return n;
+}
+
+// The module inclusions (ICLASS records) between a class and its superclass
+// in B: each prepended or included module is one, walked from the class
+// through the first ICLASS each one references (its superclass pointer).
+std::uint64_t own_ancestor_chain(const Heap& heap, ObjectIndex klass) {
+  std::uint64_t length = 0;
+  for (ObjectIndex y = klass; length < (1u << 24);) {
+    ObjectIndex next = kNoObject;
+    for (ObjectIndex r : heap.references(y))
+      if (heap.type(r) == ObjectType::kIClass) {
+        next = r;
+        break;
+      }
+    if (next == kNoObject) break;
+    ++length;
+    y = next;
+  }
+  return length;
+}
+
+// Modules prepended or included into a class at run time: `Klass.prepend(
+// Module.new { ... })` per job grows its ancestor chain forever, and keeps
+// what each module's methods captured. Code loaded once adds its inclusions
+// between A and B and stops; a chain that keeps growing from B to C (the
+// heap's inclusions grow as fast as from A to B) is a leak. Its growth is
+// the chain: in B walked, in A without this row's new inclusions, in C
+// with the heap's new inclusions since B (A and C have no references).
+std::optional<ShapeVerdict> prepended_verdict(const Heap& baseline, const Heap& target,
+                                              const Heap* later, const LeakCluster& cluster,
+                                              const std::string& holder) {
+  if (!later || target.type(cluster.holder) != ObjectType::kClass) return std::nullopt;
+  std::uint64_t inclusions = 0;
+  for (ObjectIndex i : cluster.objects) inclusions += target.type(i) == ObjectType::kIClass;
+  if (inclusions == 0) return std::nullopt;
+  const std::uint64_t a = count_of_type(baseline, ObjectType::kIClass);
+  const std::uint64_t b = count_of_type(target, ObjectType::kIClass);
+  const std::uint64_t c = count_of_type(*later, ObjectType::kIClass);
+  if (!grows_steadily(Growth{"", a, b, c})) return std::nullopt;
+  const std::uint64_t chain = own_ancestor_chain(target, cluster.holder);
+  Growth growth{"ancestors", chain - std::min(chain, inclusions), chain, chain + (c - b)};
+  return ShapeVerdict{NoiseReason::kNone,
+                      plural(inclusions, "module", "modules") + " prepended or included at run " +
+                          "time into " + holder,
+                      growth};
+}
+
 // A holder that did not grow may still hold a container made after A that
 // does (an ivar reassigned to a new Hash that fills up): its growth is the
 // holder's.
@@ -149,7 +200,6 @@ bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
 
 std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target, const Heap* later,
                                         const LeakCluster& cluster) {
-  (void)baseline;
   if (cluster.holder == kNoObject) {
     if (root_kind(cluster.reach.root) == RootKind::kFinalizer)
       return finalizer_verdict(target, cluster);
@@ -157,8 +207,11 @@ std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target
   }
   if (is_ractor(target, cluster.holder)) return threads_verdict(target, cluster);
   const ObjectType type = target.type(cluster.holder);
-  if (type == ObjectType::kClass || type == ObjectType::kModule)
-    return runtime_code_verdict(target, cluster, ruby_name(target, cluster.holder));
+  if (type == ObjectType::kClass || type == ObjectType::kModule) {
+    const std::string holder = ruby_name(target, cluster.holder);
+    if (auto verdict = prepended_verdict(baseline, target, later, cluster, holder)) return verdict;
+    return runtime_code_verdict(target, cluster, holder);
+  }
   const Growth& g = cluster.growth;
   if (g.target && g.later && *g.later <= *g.target &&
       gained_container_grows(target, later, cluster))

@@ -2,9 +2,10 @@
 // VM object (the main Ractor, the finalizer table) or a class is noise only
 // when it holds nothing of the program's or its holder stopped growing.
 // Recognises Threads that never finished, objects kept alive by their own
-// finalizer, and classes or methods defined at run time into a growing
-// module, and names each row in Ruby's words; also the block that defined the
-// Procs a row holds.
+// finalizer, classes or methods defined at run time into a growing module,
+// and modules prepended or included into a class at run time (its ancestor
+// chain keeps growing), and names each row in Ruby's words; also the block
+// that defined the Procs a row holds.
 #pragma once
 
 #include <optional>
@@ -18,6 +19,7 @@ namespace heapleak {
 struct ShapeVerdict {
   NoiseReason noise = NoiseReason::kNone;  // kNone: a leak
   std::string label;                       // the row's key, empty to keep the holder's
+  std::optional<Growth> growth;            // what grows, when not the holder's own size
 };
 
 // The verdict for the shapes above (with `baseline`/`later` for the growth of

@@ -136,6 +136,12 @@ RootKind root_kind(std::string_view category) {
   return RootKind::kOther;
 }
 
+std::string root_label(std::string_view category) {
+  std::string label = "ROOT " + std::string(category);
+  if (category == "end_proc") label += " (at_exit blocks)";
+  return label;
+}
+
 std::vector<EdgeName> path_vias(const Heap& heap, const std::vector<ObjectIndex>& path,
                                 EdgeNameMemo* memo) {
   std::vector<EdgeName> vias(path.size());
@@ -157,7 +163,7 @@ std::vector<std::string> path_names(const Heap& heap, std::string_view root,
                                     const std::vector<ObjectIndex>& path,
                                     const std::vector<EdgeName>& vias) {
   std::vector<std::string> names;
-  if (!root.empty()) names.push_back("ROOT " + std::string(root));
+  if (!root.empty()) names.push_back(root_label(root));
   for (std::size_t k = 0; k < path.size(); ++k) {
     std::string name = ruby_name(heap, path[k]);
     if (k + 1 < vias.size()) name += edge_suffix(vias[k + 1]);

@@ -54,6 +54,10 @@ std::uint64_t folded_memsize(const Heap& heap, ObjectIndex i);
 enum class RootKind { kGlobal, kFinalizer, kMachineStack, kVm, kOther };
 RootKind root_kind(std::string_view category);
 
+// "ROOT vm"; a category whose name says nothing to a Ruby programmer also
+// gets their word for it: "ROOT end_proc (at_exit blocks)".
+std::string root_label(std::string_view category);
+
 // The names of a root path as every surface shows them: "ROOT vm", then each
 // object's ruby_name followed by the ivar through which it holds the next
 // object when the dump says so (`UserCache.@cache`, see ivar_names.h).

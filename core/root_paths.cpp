@@ -10,24 +10,38 @@ RootPaths::RootPaths(const Heap& heap) : parent_(heap.size(), kUnreached) {
   std::vector<ObjectIndex> queue;
   queue.reserve(heap.size());
   const auto& roots = heap.roots();
-  for (std::uint32_t category = 0; category < roots.size(); ++category) {
-    for (ObjectIndex target : roots[category].targets) {
-      if (parent_[target] != kUnreached) continue;  // the first category to name it wins
-      parent_[target] = kRootBase + category;
-      queue.push_back(target);
+  // The machine stack's words go last: an object a constant or the VM also
+  // reaches is shown by that path ("ROOT vm -> Object -> Cache"), not by
+  // whichever C local pointed at it when the dump was taken, and an object
+  // reached only from the stack is one the program keeps nowhere else.
+  const auto seed = [&](bool machine_stack) {
+    for (std::uint32_t category = 0; category < roots.size(); ++category) {
+      if ((root_kind(roots[category].name) == RootKind::kMachineStack) != machine_stack) continue;
+      for (ObjectIndex target : roots[category].targets) {
+        if (parent_[target] != kUnreached) continue;  // the first category to name it wins
+        parent_[target] = kRootBase + category;
+        queue.push_back(target);
+      }
     }
-  }
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const ObjectIndex current = queue[head];
-    auto visit = [&](ObjectIndex next) {
-      if (parent_[next] != kUnreached) return;
-      parent_[next] = current;
-      queue.push_back(next);
-    };
-    for (ObjectIndex next : heap.references(current)) visit(next);
-    // After the references: a path names a reference over the class when both reach.
-    if (const ObjectIndex klass = heap.class_edge(current); klass != kNoObject) visit(klass);
-  }
+  };
+  const auto search = [&](std::size_t head) {
+    for (; head < queue.size(); ++head) {
+      const ObjectIndex current = queue[head];
+      auto visit = [&](ObjectIndex next) {
+        if (parent_[next] != kUnreached) return;
+        parent_[next] = current;
+        queue.push_back(next);
+      };
+      for (ObjectIndex next : heap.references(current)) visit(next);
+      // After the references: a path names a reference over the class when both reach.
+      if (const ObjectIndex klass = heap.class_edge(current); klass != kNoObject) visit(klass);
+    }
+  };
+  seed(false);
+  search(0);
+  const std::size_t from_stack = queue.size();
+  seed(true);
+  search(from_stack);
   reachable_ = queue.size();
 }
 

@@ -1,6 +1,8 @@
-// Shortest paths from the GC roots: one breadth-first search forward from
-// every ROOT category's targets gives each object a parent; a path is a walk
-// up the parents. Computed once per heap on first use (Heap::root_paths()).
+// Shortest paths from the GC roots: a breadth-first search forward from every
+// ROOT category's targets gives each object a parent; a path is a walk up the
+// parents. The machine stack's targets seed a second search over what the
+// first left unreached, so a path names the machine stack only for objects
+// nothing else reaches. Computed once per heap on first use (Heap::root_paths()).
 #pragma once
 
 #include <cstdint>

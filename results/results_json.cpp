@@ -349,6 +349,8 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
                           {"later", optional_json(cluster.growth.later)}};
     // Its size says nothing when what it holds is replaced by grown copies.
     if (cluster.growth.rebuilt) growth.as_object()["rebuilt"] = true;
+    // The holder was made between A and B: nothing of it in A.
+    if (cluster.growth.born) growth.as_object()["born"] = true;
     // Read on the container the holder replaces by a new one between dumps.
     if (cluster.growth.replaced) growth.as_object()["replaced"] = true;
   }
@@ -375,6 +377,13 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"samples", addresses_json(target, shown)},
   };
   if (!cluster.block.empty()) out["block"] = cluster.block;
+  if (!cluster.grows_with.empty()) {
+    // Rows this one's holder keeps alive through a block: one leak, one row.
+    json::array with;
+    for (const auto& [key, holders] : cluster.grows_with)
+      with.push_back(json::object{{"key", key}, {"holders", holders}});
+    out["growsWith"] = std::move(with);
+  }
   if (!cluster.series.empty()) {
     // explain over N >= 4 dumps (core/series_growth.h): one entry per dump.
     json::array counts, bytes;

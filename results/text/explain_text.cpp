@@ -1,5 +1,9 @@
 // explain: one row per leak (holder, growth, reach, path, what it holds by
 // class), then the rows that are probably not leaks, with why.
+#include <cctype>
+#include <string_view>
+#include <vector>
+
 #include "results/text/human_bytes.h"
 #include "results/text/render.h"
 #include "results/text/wire_fields.h"
@@ -38,6 +42,49 @@ void row_head(Line& line, const json::value& row) {
                 bytes_of(row, "memsize") + ", retaining " + bytes_of(row, "retained"));
 }
 
+// A name with its addresses blanked: "#<Module:0x7f..>" and the next
+// anonymous module read alike.
+std::string shape_of(std::string_view name) {
+  std::string out;
+  for (std::size_t k = 0; k < name.size(); ++k) {
+    if (name.substr(k, 2) == "0x") {
+      out += "0x?";
+      k += 2;
+      while (k < name.size() && std::isxdigit(static_cast<unsigned char>(name[k]))) ++k;
+      --k;
+      continue;
+    }
+    out += name[k];
+  }
+  return out;
+}
+
+// The path, with a run of alike hops (a module prepended per job: 600
+// anonymous modules in a row) shown as its first and last and how many
+// between: the line a person reads stays a line.
+std::string path_line(const json::value& row) {
+  constexpr std::size_t kRun = 4;
+  const std::vector<std::string> names = strings_of(row, "pathNames");
+  std::string text;
+  for (std::size_t k = 0; k < names.size();) {
+    std::size_t end = k + 1;
+    while (end < names.size() && shape_of(names[end]) == shape_of(names[k])) ++end;
+    const auto add_name = [&](const std::string& name) {
+      if (!text.empty()) text += " -> ";
+      text += name;
+    };
+    if (end - k >= kRun) {
+      add_name(names[k]);
+      add_name("(" + grouped(end - k - 2) + " more alike)");
+      add_name(names[end - 1]);
+    } else {
+      for (std::size_t j = k; j < end; ++j) add_name(names[j]);
+    }
+    k = end;
+  }
+  return text;
+}
+
 void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const RenderOptions& options) {
   row_head(add(doc.line(), std::to_string(rank) + ". "), row);
   if (const json::value* holder = member(row, "holder"); holder && holder->is_object()) {
@@ -51,9 +98,11 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
       if (counts.size() >= 2) {
         add(line, " (" + series_growth(*growth, counts, num(row, "grewIntervals")) + rebuilt + ")");
       } else {
-        add(line, " (" + field(*growth, "field") + " " + growth_count(*growth, "baseline") +
-                      " -> " + growth_count(*growth, "target") + " -> " +
-                      growth_count(*growth, "later") + rebuilt + ")");
+        // "-": the holder was made between A and B, it has no size in A.
+        const std::string first = flag(*growth, "born") ? "-" : growth_count(*growth, "baseline");
+        add(line, " (" + field(*growth, "field") + " " + first + " -> " +
+                      growth_count(*growth, "target") + " -> " + growth_count(*growth, "later") +
+                      rebuilt + ")");
       }
     }
     if (const json::value* reach = member(row, "reach"); reach && reach->is_object()) {
@@ -63,8 +112,13 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
   }
   // The block or proc that holds the row's objects, named from its iseq.
   if (std::string block = field(row, "block"); !block.empty()) doc.line("   block:  " + block);
-  if (std::string path = joined(row, "pathNames", " -> "); !path.empty())
-    doc.line("   path:   " + path);
+  if (std::string path = path_line(row); !path.empty()) doc.line("   path:   " + path);
+  // Holders it keeps alive through a block, whose growth is this leak's.
+  for (const json::value& with : list(row, "growsWith")) {
+    const std::uint64_t holders = num(with, "holders");
+    doc.line("   and " + (holders > 1 ? count_of(with, "holders") + " x " : std::string()) +
+             field(with, "key") + " grow with it");
+  }
   const json::array& classes = list(row, "objects");
   for (std::size_t k = 0; k < classes.size() && k < kClassesShown; ++k) {
     const json::value& entry = classes[k];

@@ -13,9 +13,11 @@
 # (ObjectSpace.reachable_objects_from, not entering classes and modules). The leak
 # set is those reached in both B and C. The same ids give the window set in any mode
 # (objects not alive at A, alive in B and C); traced runs can check both against the
-# generation window [GC.count at A, GC.count at B) that the evaluator reads from
+# generation window [GC.count at A, GC.count at B] that the evaluator reads from
 # the dumps. truth.json is written after dump C.
-# Without compaction, addresses of live objects do not move between dumps.
+# Without compaction, addresses of live objects do not move between dumps (an app's
+# compact_before runs GC.compact before that dump: then they do, and the truth is still
+# by object id).
 
 require 'objspace'
 require 'json'
@@ -42,7 +44,7 @@ t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 app.boot
 ObjectSpace.trace_object_allocations_start if traced
 app.warm_up
-holder_addr = app.holder && Addr.of(app.holder)
+holder_addr = app.holder && app.holder_born == 'A' ? Addr.of(app.holder) : nil
 old_file = File.join(outdir, 'alive_at_A.txt')
 # after each dump: the walks allocate, so write them out and drop them before the next
 # iteration's GC
@@ -67,11 +69,13 @@ gc_at = {}
   GC.start
   app.iteration(idx + 1)
   GC.start
+  GC.compact if app.compact_before == name
   gc_at[name] = GC.count
   File.open(File.join(outdir, "#{name}.json"), 'w') { |f| ObjectSpace.dump_all(output: f) }
   app.at_dump(name)
   walk.call(name)
 end
+holder_addr ||= app.holder && Addr.of(app.holder) # a holder created between A and B
 # by object id, never reused (an address is, once its object is freed); the leak set
 # is named by its addresses in B, which are those in C (no compaction)
 read_ids = ->(f) { File.readlines(File.join(outdir, f)).to_h { |l| l.split.then { |i, a| [Integer(i), a] } } }
@@ -84,6 +88,7 @@ window = fresh['B'].select { |i, _| fresh['C'].key?(i) }.values.sort
 split = app.split
 # samples for `root`: four of the holder's direct references that leaked, spread out
 samples = app.root_samples&.map { |o| Addr.of(o) }
+samples ||= [] unless app.holder # a leak-free app (true_leaks 0)
 samples ||= begin
   kids = ObjectSpace.reachable_objects_from(app.holder).select { |o| Addr.heap?(o) }.map { |o| Addr.of(o) }.select { |a| leak.include?(a) }
   kids.each_slice([kids.size / 4, 1].max).map(&:first).first(4)
@@ -99,6 +104,9 @@ truth = {
   'holder' => (app.holder ? Addr.kind(app.holder) : { 'address' => nil, 'root' => app.holder_root }).merge('what' => app.holder_what),
   'holder_address_at_A' => holder_addr,
   'holder_grows' => app.holder_grows,
+  'holder_born' => app.holder_born,
+  'compact_before' => app.compact_before,
+  'min_recall' => app.min_recall,
   'leak' => {
     'note' => 'objects not alive at A that the holder reaches through such objects in B and still in C',
     'count' => leak.size,

@@ -99,9 +99,13 @@ def measure_find(exe, truth, dumps):
     lo, hi = truth["window"]
     traced = truth["trace_object_allocations"]
 
+    moved = truth.get("compact_before") == "C"  # addresses in C are not B's: judge by B alone
+
     def in_window(a):
         gb, gc = b.get(a, (None, None))[0], c.get(a, (None, None))[0]
-        return gc is not None and gb == gc and lo <= gc < hi
+        if moved:
+            return gb is not None and lo <= gb <= hi
+        return gc is not None and gb == gc and lo <= gc <= hi
 
     leak = set(truth["leak"]["addresses"])
     outside = set()
@@ -192,15 +196,24 @@ def find_failures(truth, m):
         fails.append("stats --json did not list every reported address (cannot measure recall)")
     if m["truth_outside_window"]:
         fails.append(f"truth self-check: {m['truth_outside_window']} leak-set objects were not allocated in the window")
-    if m["objects"] == 0 and not truth.get("grows"):
+    leak_free = truth.get("true_leaks") == 0  # nothing may be a leak row; the window set is churn
+    if m["objects"] == 0 and not truth.get("grows") and not leak_free:
         fails.append("truth leak set is empty: the app did not leak")
-    elif m["recall"] is not None and m["recall"] != 1.0:
-        fails.append(f"recall {m['recall']:.4f} < 1.0 (missed e.g. {m['missed']})")
-    if m["precision"] is not None and m["precision"] < PRECISION_MIN:
+    elif m["recall"] is not None and m["recall"] < truth.get("min_recall", 1.0):
+        fails.append(f"recall {m['recall']:.4f} < {truth.get('min_recall', 1.0)} (missed e.g. {m['missed']})")
+    # a leak-free app's window is churn: a few old iseqs whose first reference changed read new
+    # (the identity rule's, 3 of 71 objects in puma_longpoll); its verdict is explain's rows
+    if m["precision"] is not None and m["precision"] < PRECISION_MIN and not leak_free:
         fails.append(f"precision {m['precision']:.4f} < {PRECISION_MIN} (outside the window: {m['wrong_types']})")
     g = m["holder_growth"]
     if truth["holder"]["address"] is None:
         pass  # held by a GC root category (holder_root), no object to grow
+    elif truth.get("compact_before") == "C":  # moved by GC.compact: its address in C is another's
+        if None in g[:2] or not g[0] < g[1]:
+            fails.append(f"holder {truth['holder']['what']} does not grow A->B: {g}")
+    elif truth.get("holder_born") == "B":  # created between A and B (A may hold another object at its address)
+        if None in g[1:] or not g[1] < g[2]:
+            fails.append(f"holder {truth['holder']['what']} does not grow B->C: {g}")
     elif truth.get("holder_grows") is False:  # its growing content is rebuilt: alive in A, B, C is enough
         if None in g:
             fails.append(f"holder {truth['holder']['what']} is not alive in A, B and C: {g}")
@@ -228,8 +241,13 @@ def measure_explain(exe, truth, dumps):
     right = got in accept
     if truth["holder"]["address"] is None:  # held by a GC root category, no holder object
         right = bool(first) and got is None and first.get("root") == truth["holder"]["root"]
+    if truth.get("true_leaks") == 0:  # a leak-free app: the right first row is none
+        right = not rows
     m = {"first_row_right": right, "first_row": first.get("key"), "first_holder": got,
          "leak_rows": ex.get("leakCount"), "noise_rows": ex.get("noiseCount")}
+    # GC.compact between the dumps: explain must say that objects moved (issue 41, defect 3)
+    if truth.get("compact_before"):
+        m["moved_warned"] = any("moved" in w or "compacted" in w for w in ex.get("warnings", []))
     # a container of benign churn (a cache at its cap, a ring buffer), or a holder a
     # framework filled once (made_once), must never be a leak row
     bounded = {x["address"]: x["what"] for x in truth["bounded"] + truth.get("made_once", [])}
@@ -270,11 +288,15 @@ def split_ok(r, sp):
 
 def explain_failures(truth, m):
     fails = []
-    if not m["first_row_right"]:
+    if not m["first_row_right"] and truth.get("true_leaks") == 0:
+        fails.append(f"{m['leak_rows']} leak row(s) for a leak-free app, the first {m['first_row']!r}")
+    elif not m["first_row_right"]:
         fails.append(
             f"explain leaks[0].holder.address is {m['first_holder']} (row {m['first_row']!r}), "
             f"want {truth['holder']['address']} ({truth['holder']['what']})"
         )
+    if m.get("moved_warned") is False:
+        fails.append("GC.compact ran before C and explain's warnings do not say that objects moved")
     if m.get("leak_as_garbage"):
         fails.append(f"{m['leak_as_garbage']} leaked (live) objects filed as garbage not yet collected")
     if m.get("bounded_as_leak"):
@@ -340,12 +362,20 @@ def same_signature(exe, work, app):
     """Two runs of one program (traced and untraced: other addresses, other
     tracing) must give the first leak row one signature: no addresses in it."""
     rows = {}
+    leak_free = False
     for mode in MODES:
-        _, dumps = load_run(work, app, mode)
+        truth, dumps = load_run(work, app, mode)
+        leak_free = truth.get("true_leaks") == 0
         ex = heapleak(exe, "explain", dumps["A"], dumps["B"], dumps["C"])
         first = (ex.get("leaks") or [{}])[0]
         rows[mode] = (first.get("signature"), first.get("key"))
     signatures = {sig for sig, _ in rows.values()}
+    if leak_free:  # no first row in either run, the same answer both times
+        if signatures != {None}:
+            print(f"FAIL {app}: a leak-free app has leak rows: {rows}")
+            return 1
+        print(f"ok {app}: no leak row in both runs")
+        return 0
     if None in signatures or len(signatures) != 1:
         print(f"FAIL {app}: the first leak row's signature differs between runs: {rows}")
         return 1

@@ -23,6 +23,15 @@ class LeakyApp
   # false when the holder is alive in A, B and C but its own size does not grow (it keeps
   # one key whose value, the growing container, is rebuilt: a new object each time)
   def holder_grows = true
+  # 'C': the driver runs GC.compact just before dump C (objects move between B and C:
+  # addresses in C are not those in B, so the holder's size in C is not checked)
+  def compact_before = nil
+  # the recall the diff must reach (1.0 but after a compaction, where what moved is found
+  # again only by content that names one object)
+  def min_recall = 1.0
+  # 'A': the holder is alive from A on; 'B': created between A and B (`@seen ||= {}` first
+  # called after a flag flip), so it is new in B and grows from B to C
+  def holder_born = 'A'
   # objects the leak walk starts from (the holder, unless the leak has several parts)
   def leak_roots = [holder]
   # [[object, what]]: new in B, still in C, bounded (a pool that grew once)

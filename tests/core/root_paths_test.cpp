@@ -81,3 +81,21 @@ TEST_CASE("the class field is an edge: a singleton class and what it holds are r
   CHECK(heap->root_paths().reachable(index_of(*heap, "0x70")));
   CHECK(heap->root_paths().reachable(index_of(*heap, "0x40")));  // Class, through every class
 }
+
+TEST_CASE("the machine stack is the last way in: a path through a constant wins", "[root_paths]") {
+  // The stack points straight at 0x30, which the VM reaches in three hops.
+  auto heap = load_text(join_lines({
+      root_line("machine_context", {"0x30", "0x70"}), root_line("vm", {"0x10"}),
+      object_line({"0x10", "OBJECT", "", {"0x20"}}), object_line({"0x20", "OBJECT", "", {"0x30"}}),
+      object_line({"0x30", "ARRAY", "", {"0x40"}}), object_line({"0x40", "STRING"}),
+      object_line({"0x70", "STRING"}),  // only on the stack
+  }));
+  auto held = path_to_root(*heap, index_of(*heap, "0x40"));
+  REQUIRE(held);
+  CHECK(held->root == "vm");
+  CHECK(held->path.size() == 4);
+  auto stack_only = path_to_root(*heap, index_of(*heap, "0x70"));
+  REQUIRE(stack_only);
+  CHECK(stack_only->root == "machine_context");
+  CHECK(stack_only->path.size() == 1);
+}

@@ -367,6 +367,14 @@ bool traced_by_objspace(const Heap& heap, ObjectIndex i) {
   return file.ends_with("/objspace.rb") || file.ends_with("/objspace/trace.rb");
 }
 
+// ObjectSpace.trace_object_allocations' own objects: its table (a DATA
+// record) and the TracePoints it hooks, made when tracing starts.
+bool is_allocation_tracer(const Heap& heap, ObjectIndex i) {
+  return heap.type(i) == ObjectType::kData &&
+         (heap.own_name(i) == "ObjectTracing/allocation_info_tracer" ||
+          heap.class_name(i) == "TracePoint");
+}
+
 NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
   if (cluster.reach.root.empty() && cluster.holder == kNoObject) return NoiseReason::kUnreachable;
   // New classes, modules or compiled methods under a class: code loaded.
@@ -386,7 +394,12 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
     return std::all_of(cluster.objects.begin(), cluster.objects.end(),
                        [&](ObjectIndex i) { return predicate(heap, i); });
   };
-  if (all(traced_by_objspace)) return NoiseReason::kAllocationTracer;
+  if (all(traced_by_objspace) || all(is_allocation_tracer)) return NoiseReason::kAllocationTracer;
+  // Reached through the tracer (its table holds what it records): the tracer's.
+  if (cluster.holder != kNoObject && is_allocation_tracer(heap, cluster.holder))
+    return NoiseReason::kAllocationTracer;
+  for (ObjectIndex y : cluster.path.path)
+    if (is_allocation_tracer(heap, y)) return NoiseReason::kAllocationTracer;
   if (all(is_inline_cache)) return NoiseReason::kInlineCache;
   if (all(is_vm_internal)) return NoiseReason::kVmInternal;
   if (cluster.holder != kNoObject && is_vm_internal(heap, cluster.holder))

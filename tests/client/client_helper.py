@@ -24,6 +24,10 @@ with open(os.path.join(FIXTURES, "rbheap-3dump", "leaked-strings.txt")) as f:
     LEAKED = [line.strip() for line in f if line.startswith("0x")]
 ARRAY = "0x7f9f030a37d8"  # Leaky.@leak in heap2: holds every leaked string
 LEAKY = "0x7f9f030a3990"  # the class Leaky, referenced by the machine_context root
+# ... and by a constant of Object, which the vm root reaches through the default
+# ThreadGroup and its class: root paths take the machine stack last (issue 41)
+ROOT_PATH = ["0x7f9f02877910", "0x7f9f02877af0", "0x7f9f028dd738", LEAKY]  # ThreadGroup, its class, Object, Leaky
+ROOT_NAMES = ["ROOT vm", "ThreadGroup", "ThreadGroup", "Object", "Leaky"]
 
 # Exit codes: the table both CLIs share (docs/exit-codes.md, --help).
 OK, NO_ANSWER, USAGE, FILE_NOT_FOUND, UNKNOWN_ADDRESS = 0, 1, 2, 3, 4

@@ -43,11 +43,11 @@ def test():
     check("digraph" in open(dot_file).read(), "root -o writes dot")
 
     r = expect(["path", "h2", ARRAY], OK, "path")
-    check(r.stdout.startswith("ROOT machine_context reaches the object in 2 steps:") and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
+    check(r.stdout.startswith("ROOT vm reaches the object in 5 steps:") and LEAKY in r.stdout and ARRAY in r.stdout, "path table", r)
     # A relative path is a path (here, in the fixtures' folder).
     path = json_of(expect(["path", "heap2.jsonl.gz", ARRAY, "--json"], OK, "path --json by relative path",
                           cwd=os.path.dirname(H2)))
-    check(path["root"] == "machine_context" and path["path"] == [LEAKY, ARRAY], "path --json %s" % path)
+    check(path["root"] == "vm" and path["path"] == ROOT_PATH + [ARRAY], "path --json %s" % path)
 
     r = expect(["inspect", "h2", ARRAY], OK, "inspect")
     check("ARRAY" in r.stdout and "referrers:" in r.stdout and "record:" in r.stdout, "inspect table", r)

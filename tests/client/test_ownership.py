@@ -1,13 +1,13 @@
 """The ownership commands (explain, owner, top, retained, tree) as text and with
 --json on the rbheap fixtures (known answers: the 50 leaked strings of heap2
-are owned by Leaky's ARRAY, held by the class Leaky from machine_context),
+are owned by Leaky's ARRAY, held by the class Leaky, a constant of Object),
 one error path each, owner's graph output, and their --help pages."""
 import shutil
 
 from client_helper import *
 
 PARTIAL = os.path.join(FIXTURES, "heap-profiler", "ruby-3.2-partial-retained.heap")
-PATH_TEXT = "ROOT machine_context -> %s Leaky -> %s Array" % (LEAKY, ARRAY)
+PATH_TEXT = "ROOT vm -> %s ThreadGroup -> %s ThreadGroup -> %s Object -> %s Leaky -> %s Array" % (*ROOT_PATH, ARRAY)
 
 
 def test_explain():
@@ -20,8 +20,9 @@ def test_explain():
     check(lines[1].startswith("1. Array in Leaky: 50 objects, ") and ", retaining " in lines[1],
           "explain rank line", r)
     check("   holder: %s Array (length 50 -> 100 -> 150)" % ARRAY in r.stdout, "explain holder and growth", r)
-    check("   reach:  class Leaky (ROOT machine_context)" in r.stdout, "explain reach", r)
-    check("   path:   ROOT machine_context -> Leaky -> Array" in r.stdout, "explain path in Ruby names", r)
+    check("   reach:  class Leaky (ROOT vm)" in r.stdout, "explain reach", r)
+    check("   path:   ROOT vm -> ThreadGroup -> ThreadGroup -> Object -> Leaky -> Array" in r.stdout,
+          "explain path in Ruby names", r)
     check("   50 x String (" in r.stdout, "explain objects by class", r)
     # The two anonymous Struct classes new in B are reached through their objects'
     # class (an edge): not garbage, not leaks, listed apart, named in words.
@@ -38,19 +39,22 @@ def test_explain():
     check(leak["holder"]["address"] == ARRAY and leak["holder"]["name"] == "Array", "explain --json holder %s" % leak)
     check(leak["growth"] == {"field": "length", "baseline": 50, "target": 100, "later": 150},
           "explain --json growth %s" % leak["growth"])
-    check(leak["reach"] == {"kind": "class", "name": "Leaky", "root": "machine_context"}, "explain --json reach")
+    check(leak["reach"] == {"kind": "class", "name": "Leaky", "root": "vm"}, "explain --json reach")
     check(len(leak["signature"]) == 16 and int(leak["signature"], 16) >= 0, "explain --json signature")
     owners = {o["address"]: o for o in leak["owners"]}
     check(ARRAY in owners and owners[ARRAY]["objects"] == 50 and owners[ARRAY]["retained"] > 0,
           "explain --json owners %s" % leak["owners"])
-    check(leak["root"] == "machine_context" and leak["path"] == [LEAKY, ARRAY], "explain --json path %s" % leak)
-    check(leak["pathNames"] == ["ROOT machine_context", "Leaky", "Array"], "explain --json pathNames")
+    check(leak["root"] == "vm" and leak["path"] == ROOT_PATH + [ARRAY], "explain --json path %s" % leak)
+    check(leak["pathNames"] == ROOT_NAMES + ["Array"], "explain --json pathNames")
     check(leak["objects"][0]["key"] == "STRING" and leak["objects"][0]["count"] == 50, "explain --json objects")
     # Two Strings held by Gem's singleton classes (reached through the class
-    # edge) that did not grow: bounded, where they read "unreachable" before.
-    check([n["reason"] for n in result["noise"]] == ["bounded", "bounded"] and result["noise"][0]["why"] and
-          all(n["holder"]["type"] == "CLASS" for n in result["noise"]),
+    # edge) that did not grow: bounded, where they read "unreachable" before;
+    # and the String only the machine stack holds (a leak row before issue 41).
+    check([n["reason"] for n in result["noise"]] == ["bounded", "bounded", "machineStack"] and
+          result["noise"][0]["why"] and all(n["holder"]["type"] == "CLASS" for n in result["noise"][:2]) and
+          result["noise"][2]["holder"] is None and result["noise"][2]["count"] == 1,
           "explain --json noise %s" % result["noise"])
+    check(len(result["leaks"]) == 1, "one leak: Leaky's Array %s" % result["leaks"])
     check(sum(l["count"] for l in result["leaks"] + result["noise"]) == 53, "rows cover every leaked object")
     check(len(json_of(expect(["explain", "h1", "h2", "--limit", "1", "--json"], OK, "explain 2 heaps"))["leaks"])
           <= 1, "--limit reaches the daemon")
@@ -68,15 +72,15 @@ def test_owner():
     check("Path:  " + PATH_TEXT in r.stdout, "owner path", r)
     check("Merged shortest paths from the GC roots:" in r.stdout, "owner tree title", r)
     tree = lines[lines.index("Merged shortest paths from the GC roots:") + 1:]
-    check(tree[0].startswith("  ROOT machine_context (50)"), "tree level 1", r)
-    check(tree[1].startswith("    Leaky (50)") and LEAKY in tree[1], "tree level 2", r)
-    check(tree[2].startswith("      Array (50)") and ARRAY in tree[2], "tree level 3", r)
-    check(tree[3].startswith("        String (50)"), "tree level 4", r)
+    check(tree[0].startswith("  ROOT vm (50)"), "tree level 1", r)
+    check(tree[4].startswith("          Leaky (50)") and LEAKY in tree[4], "tree level 5", r)
+    check(tree[5].startswith("            Array (50)") and ARRAY in tree[5], "tree level 6", r)
+    check(tree[6].startswith("              String (50)"), "tree level 7", r)
 
     result = json_of(expect(["owner", H2] + LEAKED[:2] + ["--json"], OK, "owner --json by path"))
     check(result["owner"]["address"] == ARRAY and result["owner"]["objects"] == 2 and result["heap"] == "h2",
           "owner --json %s" % result)
-    check(result["path"] == [LEAKY, ARRAY] and result["root"] == "machine_context", "owner --json path")
+    check(result["path"] == ROOT_PATH + [ARRAY] and result["root"] == "vm", "owner --json path")
     check(result["paths"]["key"] == "GC roots" and "digraph" in result["dot"], "owner --json paths and dot")
 
     dot_file = os.path.join(TMP, "owner.dot")

@@ -25,7 +25,7 @@ def test():
     check(by_id[2]["path"] == H1, "relative loadHeap paths are made absolute")
     check(by_id[6]["groups"][0]["count"] == 53, "stats finds the 53 objects")
     check(by_id[7]["retainer"] == ARRAY, "root finds Leaky.@leak")
-    check(by_id[8]["path"] == [LEAKY, ARRAY], "pathToRoot")
+    check(by_id[8]["path"] == ROOT_PATH + [ARRAY], "pathToRoot")
     check(by_id[13] is None, "shutdown answers null")
 
     stdin = "".join(frame(m) for m in [

@@ -2313,6 +2313,32 @@ def fleet_forged_manifests_warn(ctx):
           f"explain trusted forged manifests: {cli_status(r)}")
 
 
+@test
+def fleet_removes_dead_scratch(ctx):
+    """A fleet killed by SIGKILL leaves its scratch folder
+    ($TMPDIR/heapleak-fleet-PID-XXXXXX); the next fleet removes it, and only
+    it: not a live fleet's, not another user's, not a name of someone else."""
+    tmp = os.path.join(ctx.work, "tmp")
+    os.mkdir(tmp)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = os.path.join(tmp, f"heapleak-fleet-{gone.pid}-a1B2c3")
+    alive = os.path.join(tmp, f"heapleak-fleet-{os.getpid()}-d4E5f6")
+    theirs = os.path.join(tmp, f"heapleak-fleet-{gone.pid}-g7H8i9")
+    other = os.path.join(tmp, "heapleak-fleet-notes")
+    for path in (dead, alive, theirs, other):
+        os.mkdir(path, 0o700)
+        with open(os.path.join(path, "0.jsonl"), "w") as f:
+            f.write("{}\n")
+    os.chown(theirs, 65534, 65534)
+    series_in(ctx, os.path.join(ctx.work, "captures", "w1"))
+    r = run_cli(ctx, ["fleet", os.path.join(ctx.work, "captures"), "--no-cache"], env=dict(os.environ, TMPDIR=tmp))
+    check(r.returncode == 0, f"fleet: {cli_status(r)}")
+    left = sorted(os.listdir(tmp))
+    check(left == sorted(os.path.basename(p) for p in (alive, theirs, other)),
+          f"the scratch folders left: {left}")
+
+
 # ---------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser()

@@ -232,6 +232,8 @@ int run_fleet(const std::vector<std::string>& argv) {
   const auto format = args.value("--format");
   if (format && (*format != "json" || !args.has("--print-commands")))
     throw UsageError{"--format json goes with --print-commands"};
+  if (args.value("--run") && args.value("-o"))
+    throw UsageError{"--run N writes where command N does: give --out-dir, not -o"};
   if (args.value("--run") && args.has("--print-commands"))
     throw UsageError{"--run N runs one command of --print-commands: give one of them"};
   std::size_t run_number = 0;

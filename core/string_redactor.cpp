@@ -114,6 +114,44 @@ std::size_t value_end(std::string_view text, std::size_t at) {
 
 constexpr std::string_view kValueKey = "value";
 
+// Whether the loader counts a line with these value bytes broken: a NUL
+// (core/record_parser.cpp checks), or bytes that are not UTF-8 (simdjson
+// validates the line): Ruby writes binary Strings' bytes raw.
+bool loader_refuses(std::string_view bytes) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t n = bytes.size();
+  for (std::size_t k = 0; k < n;) {
+    const unsigned c = p[k];
+    if (c == 0) return true;
+    if (c < 0x80) {
+      ++k;
+      continue;
+    }
+    std::size_t more = 0;
+    unsigned low = 0x80, high = 0xBF;  // the range of the byte after the lead
+    if (c >= 0xC2 && c <= 0xDF) {
+      more = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      more = 2;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      more = 3;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return true;
+    }
+    if (k + more >= n) return true;  // cut short
+    for (std::size_t j = 1; j <= more; ++j) {
+      const unsigned b = p[k + j];
+      if (j == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF)) return true;
+    }
+    k += more + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 StringRedactor::Outcome StringRedactor::redact_line(std::string_view line, std::string& out) const {
@@ -167,7 +205,12 @@ StringRedactor::Outcome StringRedactor::redact_line(std::string_view line, std::
     out.append(line.substr(copied, spans[k][0] - copied));
     // The value's own length, not the record's "bytesize": a forged bytesize
     // must not make the mask (and memory) grow without bound.
-    out.append(mask(escaped, json_decoded_length(escaped)));
+    std::string masked = mask(escaped, json_decoded_length(escaped));
+    // A line the loader skips as broken must stay broken in the copy, or
+    // the copy would load an object the dump did not: one byte that is not
+    // UTF-8 (0xFF) in place of the mask's first keeps it so.
+    if (!masked.empty() && loader_refuses(escaped)) masked[0] = '\xFF';
+    out.append(masked);
     copied = spans[k][1];
   }
   out.append(line.substr(copied));

@@ -96,6 +96,19 @@ TEST_CASE("a STRING's value becomes a keyed mask of its length; other records ar
   CHECK(redactor.redact_line(R"({"address": "0x40", "type": "STRING", "value" : "sk_live_9"})",
                              spaced) == Outcome::kRedacted);
   CHECK(spaced.find("sk_live") == std::string::npos);
+  // A value the loader refuses (bytes that are not UTF-8, a NUL) keeps its
+  // line broken in the copy: one 0xFF byte, nothing of the value.
+  for (std::string bad : {std::string("sk_\xC3(secret"), std::string("sk_\0secret", 10)}) {
+    std::string broken;
+    CHECK(redactor.redact_line(R"({"address":"0x60", "type":"STRING", "value":")" + bad + "\"}",
+                               broken) == Outcome::kRedacted);
+    CHECK(broken.find("secret") == std::string::npos);
+    CHECK(broken.find('\xFF') != std::string::npos);
+  }
+  std::string fine;
+  CHECK(redactor.redact_line(R"({"address":"0x61", "type":"STRING", "value":"caf\u00e9 Ã©"})",
+                             fine) == Outcome::kRedacted);
+  CHECK(fine.find('\xFF') == std::string::npos);
   // Other records are kept as they are.
   const std::string klass = R"({"address":"0x50", "type":"CLASS", "name":"UserCache"})"
                             "\n";

@@ -2079,6 +2079,16 @@ def redact_symbols_spacing_and_bounds(ctx):
     after = run_cli(ctx, ["info", out, "--json", "--no-cache"])
     check(json.loads(before.stdout)["objects"] == json.loads(after.stdout)["objects"],
           f"the copy loads differently: {before.stdout[:300]!r} vs {after.stdout[:300]!r}")
+    # A binary String (bytes that are not UTF-8, as Ruby writes them raw): the
+    # loader skips that line as broken, and must skip it in the copy too.
+    binary = write(ctx, "binary.json", hostile_dump_text() +
+                   b'{"address":"0x1030", "type":"STRING", "class":"0x2000", "value":"SECRET\xc3(\xff"}\n')
+    binary_out = os.path.join(ctx.work, "binary.redacted.json")
+    r = run_cli(ctx, ["redact", binary, binary_out])
+    check(r.returncode == 0 and b"SECRET" not in open(binary_out, "rb").read(), f"binary string: {cli_status(r)}")
+    infos = [json.loads(run_cli(ctx, ["info", p, "--json", "--no-cache"]).stdout) for p in (binary, binary_out)]
+    check([(i["objects"], i["brokenLines"]) for i in infos] == [(infos[0]["objects"], 1)] * 2,
+          f"the copy loads differently: {[(i['objects'], i['brokenLines']) for i in infos]}")
     # An unreadable line in the middle: refused, nothing written.
     bad = write(ctx, "bad.json", hostile_dump_text().replace(b'{"address": "0x1020"', b'{"address" "0x1020"'))
     bad_out = os.path.join(ctx.work, "bad.redacted.json")

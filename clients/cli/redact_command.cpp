@@ -36,10 +36,9 @@ beside its copy, its free text redacted. Copies are written to a temporary,
 mode 0600, and renamed only when complete; OUT may be /dev/stdout.
 
   --key-file FILE  the key (a regular file of at least 16 bytes; its first 16
-                   are used), to
-                   redact dumps of one series, or of a fleet, alike. Without
-                   it a random key is drawn for this run: give every dump of
-                   a series in one run.
+                   are used), to redact dumps of one series, or of a fleet,
+                   alike. Without it a random key is drawn for this run: give
+                   every dump of a series in one run.
 )";
 
 // The key file: a regular file of ours, read for at most a few bytes. A

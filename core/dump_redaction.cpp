@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/byte_source.h"
+#include "core/safe_write.h"
 #include "core/string_redactor.h"
 
 namespace heapleak {
@@ -22,17 +23,21 @@ Error write_error(const std::string& path, int err) {
   return Error{ErrorReason::kNotWritable, "cannot write " + path + ": " + std::strerror(err)};
 }
 
-// The output file: plain write(2) or zlib's gz* on the same descriptor.
+// The output: plain write(2) or zlib's gz* on a duplicate of the same
+// descriptor (SafeWrite owns, syncs and closes the original).
 class Sink {
  public:
   Sink(std::string path, int fd, bool gzip) : path_(std::move(path)), fd_(fd), wants_gzip_(gzip) {
-    if (gzip) gz_ = gzdopen(dup(fd_), "wb1");
+    if (gzip) {
+      const int copy = ::fcntl(fd_, F_DUPFD_CLOEXEC, 3);
+      if (copy >= 0) gz_ = gzdopen(copy, "wb1");
+      if (copy >= 0 && gz_ == nullptr) ::close(copy);
+    }
   }
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
   ~Sink() {
     if (gz_) gzclose(gz_);
-    if (fd_ >= 0) ::close(fd_);
   }
 
   bool gzip_failed() const { return wants_gzip_ && gz_ == nullptr; }
@@ -58,18 +63,13 @@ class Sink {
     return std::nullopt;
   }
 
-  // Flushes, closes the gzip stream and fsyncs: every late failure (a full
-  // disk shows at close) is an error.
+  // Flushes and closes the gzip stream: a full disk may show only here.
   std::optional<Error> finish() {
     if (gz_) {
       const int status = gzclose(gz_);
       gz_ = nullptr;
       if (status != Z_OK) return write_error(path_, status == Z_ERRNO ? errno : EIO);
     }
-    if (::fsync(fd_) != 0) return write_error(path_, errno);
-    const int status = ::close(fd_);
-    fd_ = -1;
-    if (status != 0) return write_error(path_, errno);
     return std::nullopt;
   }
 
@@ -80,6 +80,12 @@ class Sink {
   bool wants_gzip_ = false;
 };
 
+Error unreadable_line(const std::string& in, std::uint64_t line, const std::string& why) {
+  return Error{ErrorReason::kCorruptInput,
+               in + ": line " + std::to_string(line) + " " + why +
+                   ": it cannot be known to be redacted, so nothing was written"};
+}
+
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -87,8 +93,8 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 }  // namespace
 
-Result<RedactionStats> redact_dump(const std::string& in, const std::string& out,
-                                   const SipKey& key) {
+Result<RedactionStats> redact_dump(const std::string& in, const std::string& out, const SipKey& key,
+                                   std::size_t max_line_bytes) {
   auto source = open_byte_source(in);
   if (!source) return source.error();
   struct stat target {};
@@ -97,18 +103,10 @@ Result<RedactionStats> redact_dump(const std::string& in, const std::string& out
     return Error{ErrorReason::kInvalidArgument,
                  out + " is the dump being redacted: give another path"};
 
-  const std::string tmp = out + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return write_error(tmp, errno);
-  struct RemoveUnlessRenamed {
-    const std::string& path;
-    bool renamed = false;
-    ~RemoveUnlessRenamed() {
-      if (!renamed) ::unlink(path.c_str());
-    }
-  } cleanup{tmp};
-  Sink sink(tmp, fd, ends_with(out, ".gz"));
-  if (sink.gzip_failed()) return write_error(tmp, ENOMEM);
+  auto file = SafeWrite::open(out, SpecialTarget::kWriteThrough);
+  if (!file) return file.error();
+  Sink sink(out, (*file)->fd(), ends_with(out, ".gz"));
+  if (sink.gzip_failed()) return write_error(out, ENOMEM);
 
   const StringRedactor redactor(key);
   RedactionStats stats;
@@ -116,9 +114,19 @@ Result<RedactionStats> redact_dump(const std::string& in, const std::string& out
   std::string carry;  // a line split across two reads
   std::string output;
   output.reserve(buffer.size() + (1 << 16));
+  std::optional<Error> refused;
   auto emit = [&](std::string_view line) {
     ++stats.lines;
-    if (redactor.redact_line(line, output)) ++stats.strings_redacted;
+    switch (redactor.redact_line(line, output)) {
+      case StringRedactor::Outcome::kRedacted:
+        ++stats.values_redacted;
+        break;
+      case StringRedactor::Outcome::kKept:
+        break;
+      case StringRedactor::Outcome::kUnreadable:
+        if (!refused) refused = unreadable_line(in, stats.lines, "is not a JSON object");
+        break;
+    }
   };
   for (;;) {
     auto got = (*source)->read(buffer.data(), buffer.size());
@@ -129,25 +137,44 @@ Result<RedactionStats> redact_dump(const std::string& in, const std::string& out
     std::size_t start = 0;
     for (std::size_t nl; (nl = chunk.find('\n', start)) != std::string_view::npos; start = nl + 1) {
       if (carry.empty()) {
+        if (nl + 1 - start > max_line_bytes)
+          return unreadable_line(in, stats.lines + 1, "is longer than the loader's line cap");
         emit(chunk.substr(start, nl + 1 - start));
       } else {
         carry.append(chunk.substr(start, nl + 1 - start));
+        if (carry.size() > max_line_bytes)
+          return unreadable_line(in, stats.lines + 1, "is longer than the loader's line cap");
         emit(carry);
         carry.clear();
       }
+      if (refused) return *refused;
     }
     carry.append(chunk.substr(start));
+    // The cap holds while a line is read: an endless line stops here, with
+    // at most one cap and one buffer held.
+    if (carry.size() > max_line_bytes)
+      return unreadable_line(in, stats.lines + 1, "is longer than the loader's line cap");
     stats.bytes_out += output.size();
     if (auto error = sink.write(output)) return *error;
     output.clear();
   }
-  if (!carry.empty()) emit(carry);
+  stats.truncated = (*source)->truncated();
+  if (!carry.empty()) {
+    // The last line, with no newline: a dump cut short ends mid-record. That
+    // cut record is dropped (the loader skips it too); a whole one is copied.
+    const std::size_t before = output.size();
+    emit(carry);
+    if (refused) {
+      refused.reset();
+      output.resize(before);
+      --stats.lines;
+      stats.truncated = true;
+    }
+  }
   stats.bytes_out += output.size();
   if (auto error = sink.write(output)) return *error;
   if (auto error = sink.finish()) return *error;
-  stats.truncated = (*source)->truncated();
-  if (::rename(tmp.c_str(), out.c_str()) != 0) return write_error(out, errno);
-  cleanup.renamed = true;
+  if (auto error = (*file)->commit()) return *error;
   return stats;
 }
 

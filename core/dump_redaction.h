@@ -1,7 +1,8 @@
-// `heapleak redact`: a dump copied with every string value redacted
-// (core/string_redactor.h), streaming, plain or gzip in and out. The copy is
-// written to a temporary beside the target (mode 0600) and renamed only once
-// complete, so a full disk never leaves a file that looks redacted.
+// `heapleak redact`: a dump copied with every String and Symbol value
+// redacted (core/string_redactor.h), streaming, plain or gzip in and out.
+// The copy is written by core/safe_write.h (an exclusive 0600 temporary
+// renamed only once complete), so a full disk never leaves a file that looks
+// redacted; a dump with a line that cannot be read is refused, not copied.
 #pragma once
 
 #include <cstdint>
@@ -14,15 +15,19 @@ namespace heapleak {
 
 struct RedactionStats {
   std::uint64_t lines = 0;
-  std::uint64_t strings_redacted = 0;
-  std::uint64_t bytes_in = 0;   // decompressed
-  std::uint64_t bytes_out = 0;  // decompressed
-  bool truncated = false;       // a gzip input cut short: what could be read was copied
+  std::uint64_t values_redacted = 0;  // records whose String or Symbol value was replaced
+  std::uint64_t bytes_in = 0;         // decompressed
+  std::uint64_t bytes_out = 0;        // decompressed
+  bool truncated = false;             // the input was cut short: what could be read was copied
 };
 
 // Writes `out` gzip-compressed (level 1) when its name ends in ".gz", plain
-// otherwise. `out` must not be `in`.
-Result<RedactionStats> redact_dump(const std::string& in, const std::string& out,
-                                   const SipKey& key);
+// otherwise; a device or FIFO (/dev/stdout) is written through. `out` must
+// not be `in`. A line that is not one JSON object, or longer than
+// `max_line_bytes` (the loader's cap), refuses the dump (kCorruptInput,
+// naming the line) and nothing is written; only the last line of an input
+// cut short may be cut, and it is dropped.
+Result<RedactionStats> redact_dump(const std::string& in, const std::string& out, const SipKey& key,
+                                   std::size_t max_line_bytes = std::size_t{64} << 20);
 
 }  // namespace heapleak

@@ -109,6 +109,22 @@ void check_pair_by_manifests(const Dump& x, const Dump& y, SeriesCheck& out) {
   }
 }
 
+// Manifests that agree, checked against the heaps: dumps of two processes
+// share almost no heap page, whatever their manifests claim.
+void check_pages_agree(const Dump& x, const Dump& y, SeriesCheck& out) {
+  const double shared = shared_pages(x.pages, y.pages);
+  if (shared < 0 || shared >= kOtherProcessBelow) return;
+  const std::string names =
+      x.letter + " (" + file_name(*x.heap) + ") and " + y.letter + " (" + file_name(*y.heap) + ")";
+  out.findings.push_back(
+      {SeriesProblem::kOtherProcess, x.letter, y.letter,
+       names + " are not from one process: their manifests name one process, but they share " +
+           std::to_string(static_cast<int>(shared * 100)) +
+           "% of their heap pages (one process keeps most of its pages): a manifest was copied "
+           "or forged; take all the dumps in one run",
+       true});
+}
+
 void check_pair(const Dump& x, const Dump& y, SeriesCheck& out) {
   const std::string names =
       x.letter + " (" + file_name(*x.heap) + ") and " + y.letter + " (" + file_name(*y.heap) + ")";
@@ -175,7 +191,11 @@ SeriesCheck check_named(std::span<const Heap* const> heaps, const std::vector<st
   bool all_by_manifest = true;
   for (std::size_t k = 0; k + 1 < dumps.size(); ++k) {
     if (dumps[k].manifest && dumps[k + 1].manifest) {
+      const std::size_t before = out.findings.size();
       check_pair_by_manifests(dumps[k], dumps[k + 1], out);
+      // Manifests are files anyone who can write the folder can forge or
+      // copy: when they say "one process", the heap pages must agree too.
+      if (out.findings.size() == before) check_pages_agree(dumps[k], dumps[k + 1], out);
     } else {
       all_by_manifest = false;
       check_pair(dumps[k], dumps[k + 1], out);

@@ -85,6 +85,32 @@ FleetScan find_fleet_series(const std::vector<std::string>& directories) {
     series.dumps.push_back(std::move(facts));
   }
   for (auto& [name, series] : groups) {
+    // One process writes into one folder. Manifests that put one process in
+    // several are copied or forged: merged, the two workers' dumps would be
+    // one series and one worker's leak would vanish. Each folder stays a
+    // series of its own, and the fleet says why.
+    std::map<std::string, FleetSeries> by_folder;
+    for (auto& dump : series.dumps)
+      by_folder[fs::path(dump.path).parent_path().string()].dumps.push_back(std::move(dump));
+    if (by_folder.size() > 1 &&
+        std::any_of(by_folder.begin(), by_folder.end(), [](const auto& part) {
+          return part.second.dumps.front().manifest.has_value();
+        })) {
+      scan.warnings.push_back(name + ": the manifests name one process, but its dumps lie in " +
+                              std::to_string(by_folder.size()) + " folders (" +
+                              by_folder.begin()->first + ", " +
+                              std::next(by_folder.begin())->first +
+                              "): copied or forged manifests? each folder is a series of its own");
+      for (auto& [folder, part] : by_folder) {
+        part.name = name + " in " + folder;
+        order_series(part);
+        scan.series.push_back(std::move(part));
+      }
+      continue;
+    }
+    series.dumps.clear();
+    for (auto& [folder, part] : by_folder)
+      for (auto& dump : part.dumps) series.dumps.push_back(std::move(dump));
     order_series(series);
     scan.series.push_back(std::move(series));
   }

@@ -2,8 +2,8 @@
 // .json/.jsonl/.ndjson/.dump file, perhaps .gz, whose first record is a
 // dump_all record), grouped into the series of one process each: by the
 // capture manifests' host, pid and process start time when a dump has one,
-// else by directory; each series ordered as taken (manifest GC count, else
-// dump time, else name).
+// else by directory (one process in several folders: one series per folder);
+// each series ordered as taken (manifest GC count, else dump time, else name).
 #pragma once
 
 #include <string>
@@ -21,6 +21,11 @@ struct FleetSeries {
 struct FleetScan {
   std::vector<FleetSeries> series;  // by name
   std::vector<std::string> errors;  // directories that could not be read, with why
+  // Series whose manifests name one process but whose dumps lie in several
+  // folders: a worker's folder holds its own dumps, so manifests copied or
+  // forged across folders would merge two workers' series. Each folder is
+  // then a series of its own ("HOST/PID/STARTED in DIR"), and this says so.
+  std::vector<std::string> warnings;
 };
 
 FleetScan find_fleet_series(const std::vector<std::string>& directories);

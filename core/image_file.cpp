@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/checksum.h"
+#include "core/safe_write.h"
 
 namespace heapleak::image {
 namespace {
@@ -38,11 +39,6 @@ bool write_all(int fd, const void* data, std::uint64_t bytes, std::uint64_t offs
     offset += static_cast<std::uint64_t>(n);
   }
   return true;
-}
-
-std::string temp_name(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
 }
 
 struct Fd {
@@ -140,12 +136,15 @@ Written write_image_file(const std::string& path, const char (&magic)[8], std::u
   header.table_checksum = xxh64(head.data(), head.size());
   std::memcpy(head.data(), &header, sizeof header);
 
-  const std::string temp = temp_name(path);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    written.error = "cannot create " + temp + ": " + std::strerror(errno);
+  // core/safe_write.h: an exclusive no-follow temporary with a random name
+  // (TARGET.tmp.PID.RANDOM, which heap_cache.cpp recognises by its pid),
+  // never written through a device or a link planted at the image's name.
+  auto file = SafeWrite::open(path, SpecialTarget::kRefuse);
+  if (!file) {
+    written.error = file.error().message;
     return written;
   }
+  const int fd = (*file)->fd();
   bool ok = true;
   for (std::size_t k = 0; k < parts.size() && ok; ++k) {
     ok = write_all(fd, parts[k].data, parts[k].bytes, table[k].offset);
@@ -153,15 +152,15 @@ Written write_image_file(const std::string& path, const char (&magic)[8], std::u
   // The header goes last: a file cut before it has no magic.
   ok = ok && ::ftruncate(fd, static_cast<off_t>(header.image_bytes)) == 0 &&
        write_all(fd, head.data(), head.size(), 0);
-  const int write_errno = errno;
-  ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(temp.c_str(), path.c_str()) == 0) {
-    written.table_checksum = header.table_checksum;
+  if (!ok) {
+    written.error = "cannot write " + path + ": " + std::strerror(errno);
+    return written;  // the temporary goes with `file`
+  }
+  if (auto error = (*file)->commit(false)) {
+    written.error = error->message;
     return written;
   }
-  const std::string why = std::strerror(ok ? errno : write_errno);
-  ::unlink(temp.c_str());
-  written.error = "cannot write " + path + ": " + why;
+  written.table_checksum = header.table_checksum;
   return written;
 }
 

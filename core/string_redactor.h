@@ -1,8 +1,10 @@
-// Redaction of one dump line: a STRING record's "value" is replaced by a
-// keyed hash (SipHash-2-4) in hex of the same decoded byte length, so equal
-// strings stay equal, sizes stay true, and the original cannot be read back
-// without the key. Other records, and every other field (class, method and
-// file names), are kept: heapleak's answers are the same on a redacted dump.
+// Redaction of one dump line: every top-level "value" string (a STRING's
+// contents, a dynamic SYMBOL's name) is replaced by a keyed hash (SipHash-2-4)
+// in hex of the same decoded byte length, so equal values stay equal, sizes
+// stay true, and the original cannot be read back without the key. Every
+// other field (class, method and file names) is kept: heapleak's answers are
+// the same on a redacted dump. Lines are read as JSON objects whatever their
+// spacing; one that cannot be read is reported, never copied.
 #pragma once
 
 #include <string>
@@ -16,9 +18,13 @@ class StringRedactor {
  public:
   explicit StringRedactor(const SipKey& key) : key_(key) {}
 
-  // Appends `line` to `out`, its string value redacted. True when a value
-  // was replaced.
-  bool redact_line(std::string_view line, std::string& out) const;
+  enum class Outcome { kKept, kRedacted, kUnreadable };
+
+  // Appends `line` to `out` with its values redacted (kRedacted), or as it
+  // is when it has none (kKept: another record, a blank line). A line that
+  // is not one JSON object, or whose keys are escaped, appends nothing
+  // (kUnreadable): what it holds cannot be known to be redacted.
+  Outcome redact_line(std::string_view line, std::string& out) const;
 
   // The replacement of a value (JSON-escaped as in the dump) of `length`
   // decoded bytes: lower-case hex, `length` characters.

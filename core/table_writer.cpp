@@ -56,18 +56,20 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 Result<std::unique_ptr<TableWriter>> TableWriter::create(const std::string& path,
                                                          TableFormat format,
                                                          std::vector<std::string> columns) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return make_error(ErrorReason::kNotReadable,
-                      "cannot write " + path + ": " + std::strerror(errno));
-  }
-  std::unique_ptr<TableWriter> writer(new TableWriter(path, format, std::move(columns), fd));
+  auto file = SafeWrite::open(path, SpecialTarget::kWriteThrough);
+  if (!file) return make_error(ErrorReason::kNotReadable, file.error().message);
+  std::unique_ptr<TableWriter> writer(
+      new TableWriter(path, format, std::move(columns), std::move(*file)));
   return writer;
 }
 
 TableWriter::TableWriter(std::string path, TableFormat format, std::vector<std::string> columns,
-                         int fd)
-    : path_(std::move(path)), format_(format), fd_(fd), buffer_(new char[kBuffer]) {
+                         std::unique_ptr<SafeWrite> file)
+    : path_(std::move(path)),
+      format_(format),
+      file_(std::move(file)),
+      fd_(file_->fd()),
+      buffer_(new char[kBuffer]) {
   if (format_ == TableFormat::kCsv) {
     for (std::size_t k = 0; k < columns.size(); ++k) {
       if (k) put(',');
@@ -78,9 +80,7 @@ TableWriter::TableWriter(std::string path, TableFormat format, std::vector<std::
   for (auto& column : columns) keys_.push_back("\"" + column + "\":");
 }
 
-TableWriter::~TableWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
+TableWriter::~TableWriter() = default;  // an unfinished table's temporary goes with file_
 
 void TableWriter::put(std::string_view bytes) {
   while (!bytes.empty()) {
@@ -208,11 +208,13 @@ void TableWriter::end_row() {
 
 Result<std::uint64_t> TableWriter::finish() {
   flush();
-  if (errno_ == 0 && ::close(fd_) != 0) errno_ = errno;
   fd_ = -1;
   if (errno_ != 0)
     return make_error(ErrorReason::kNotReadable,
                       "cannot write " + path_ + ": " + std::strerror(errno_));
+  // Tables are exports, rewritten at will: no fsync (as the cache's images).
+  if (auto error = file_->commit(false))
+    return make_error(ErrorReason::kNotReadable, error->message);
   return rows_;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/safe_write.h"
 
 namespace heapleak {
 
@@ -22,7 +23,8 @@ const char* table_extension(TableFormat format);                       // ".json
 
 class TableWriter {
  public:
-  // Creates (truncates) `path`; `columns` are the header (CSV) and keys (JSON).
+  // Creates `path` by core/safe_write.h (a 0600 temporary renamed over it
+  // by finish()); `columns` are the header (CSV) and keys (JSON).
   static Result<std::unique_ptr<TableWriter>> create(const std::string& path, TableFormat format,
                                                      std::vector<std::string> columns);
   ~TableWriter();
@@ -42,7 +44,8 @@ class TableWriter {
   const std::string& path() const { return path_; }
 
  private:
-  TableWriter(std::string path, TableFormat format, std::vector<std::string> columns, int fd);
+  TableWriter(std::string path, TableFormat format, std::vector<std::string> columns,
+              std::unique_ptr<SafeWrite> file);
   void separator();
   void put(char c) {
     if (used_ == kBuffer) flush();
@@ -55,7 +58,8 @@ class TableWriter {
   static constexpr std::size_t kBuffer = 1 << 20;
   std::string path_;
   TableFormat format_;
-  std::vector<std::string> keys_;  // JSON: `"name":` ready to copy
+  std::vector<std::string> keys_;    // JSON: `"name":` ready to copy
+  std::unique_ptr<SafeWrite> file_;  // the temporary until finish() renames it
   int fd_ = -1;
   std::unique_ptr<char[]> buffer_;
   std::size_t used_ = 0;

@@ -22,6 +22,7 @@
 #include "core/dump_series.h"
 #include "core/leak_clusters.h"
 #include "core/load_warnings.h"
+#include "core/safe_write.h"
 #include "results/gate_error.h"
 #include "results/gate_json.h"
 #include "results/junit.h"
@@ -175,19 +176,15 @@ GateBudget budget_options(const Args& args) {
   return budget;
 }
 
-// Writes `text` to a temporary file next to `path` and renames it over
-// `path`: a write that fails (a full disk) leaves the old baseline whole.
+// Writes `text` by core/safe_write.h: a write that fails (a full disk)
+// leaves the old baseline whole; a device (/dev/full) is written through,
+// never replaced; a symbolic link or a folder other users may write is refused.
 bool write_text_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();  // flushes: a full disk shows here, not at exit
-  if (!out.fail() && std::rename(temp.c_str(), path.c_str()) == 0) return true;
-  const int error = errno;
-  std::remove(temp.c_str());
-  std::cerr << "heapleak: cannot write " << path << ": " << std::strerror(error)
-            << " (left as it was)\n";
-  return false;
+  if (auto error = write_file_safely(path, text, SpecialTarget::kWriteThrough)) {
+    std::cerr << "heapleak: " << error->message << " (left as it was)\n";
+    return false;
+  }
+  return true;
 }
 
 // Whether two paths name the same file (existing or not yet).

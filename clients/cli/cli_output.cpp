@@ -28,6 +28,7 @@
 #include "core/load_profile.h"
 #include "core/memory_fit.h"
 #include "core/memory_headroom.h"
+#include "core/safe_write.h"
 
 namespace heapleak::cli {
 
@@ -43,11 +44,10 @@ int report_error(const Error& error) {
 
 bool write_output(const Args& args, const std::string& text) {
   if (auto file = args.value("-o")) {
-    std::ofstream out(*file, std::ios::binary);
-    out << text;
-    out.close();  // flushes: a full disk (or /dev/full) shows here, not silently at exit
-    if (out.fail()) {
-      std::cerr << "heapleak: cannot write " << *file << ": " << std::strerror(errno) << "\n";
+    // core/safe_write.h: a temporary renamed into place, a device or FIFO
+    // (-o /dev/stdout) written through; a full disk shows, nothing is half-written.
+    if (auto error = write_file_safely(*file, text, SpecialTarget::kWriteThrough)) {
+      std::cerr << "heapleak: " << error->message << "\n";
       return false;
     }
     return true;

@@ -4,10 +4,12 @@
 // a child process, as many at once as the cores and the memory allow; their
 // rows are concatenated in series order. `--print-commands` prints those runs
 // instead, for a scheduler of the fleet's own (docs/fleet.md).
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -28,6 +30,7 @@
 #include "clients/cli/size_arg.h"
 #include "core/fleet_series.h"
 #include "core/memory_headroom.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
 namespace {
@@ -49,9 +52,16 @@ options:
                     default: the memory available); each is estimated as the
                     loads of its dumps (half the JSON + 16 MiB each)
   --print-commands  print the explain command of each series, one a line,
-                    instead of running them (for xargs -P, a Kubernetes Job,
-                    a CI matrix); cat their outputs for the same table
-  --out-dir DIR     with --print-commands: each command writes DIR/NNNN.jsonl
+                    instead of running them; cat their outputs for the same
+                    table. For people: quoted for sh, and a series whose
+                    paths hold a control character is left out (exit 1)
+  --format json     with --print-commands: each command as one JSON array of
+                    its words a line, for a scheduler that runs argv as it is
+  --run N           run the Nth command (1-based) of --print-commands here,
+                    with no shell: the form for xargs -P, a Kubernetes Job or
+                    a CI matrix (docs/fleet.md), whatever the folders are named
+  --out-dir DIR     with --print-commands or --run: command N writes
+                    DIR/NNNN.jsonl
 
 The cache flags (--no-cache, --cache-dir, --cache-max-bytes) go to every run.
 
@@ -112,6 +122,21 @@ std::vector<std::string> explain_argv(const std::string& program, const FleetSer
   return argv;
 }
 
+// A byte a terminal or a line-oriented reader would take as more than text:
+// the C0 controls (newline, ESC), DEL. Such a word cannot go on one line.
+bool has_control_character(const std::vector<std::string>& words) {
+  for (const auto& word : words)
+    for (unsigned char c : word)
+      if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+std::string json_line(const std::vector<std::string>& words) {
+  boost::json::array array;
+  for (const auto& word : words) array.emplace_back(word);
+  return boost::json::serialize(array) + "\n";
+}
+
 std::string command_line(const std::vector<std::string>& argv) {
   std::string line;
   for (const auto& word : argv) line += (line.empty() ? "" : " ") + shell_quoted(word);
@@ -160,11 +185,37 @@ std::string why_failed(const Run& run) {
   return said.empty() ? why : why + ": " + said.back();
 }
 
+// The scratch directories of fleets that were killed (SIGKILL, the OOM
+// killer): only ours (owner, a real directory, our name with a pid) and only
+// when that pid is gone, as the cache clears its temporaries.
+void remove_dead_scratch(const std::filesystem::path& temp_dir) {
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(temp_dir, error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    constexpr std::string_view kPrefix = "heapleak-fleet-";
+    if (name.rfind(kPrefix, 0) != 0) continue;
+    const std::string rest = name.substr(kPrefix.size());
+    const auto dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0 || dash > 9 || rest.size() - dash - 1 != 6 ||
+        rest.find_first_not_of("0123456789") != dash)
+      continue;
+    const long pid = std::stol(rest.substr(0, dash));
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue;  // still running
+    std::error_code ignored;
+    std::filesystem::remove_all(it->path(), ignored);
+  }
+}
+
 }  // namespace
 
 int run_fleet(const std::vector<std::string>& argv) {
-  const Args args = parse_args(
-      argv, {{"--print-commands", "--help", "-h"}, {"-o", "--jobs", "--max-memory", "--out-dir"}});
+  const Args args =
+      parse_args(argv, {{"--print-commands", "--help", "-h"},
+                        {"-o", "--jobs", "--max-memory", "--out-dir", "--format", "--run"}});
   if (args.has("--help") || args.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -176,12 +227,26 @@ int run_fleet(const std::vector<std::string>& argv) {
   // 0: no --max-memory (the memory available is the budget then).
   const std::uint64_t max_memory =
       args.value("--max-memory") ? parse_byte_size("--max-memory", *args.value("--max-memory")) : 0;
-  if (args.value("--out-dir") && !args.has("--print-commands"))
-    throw UsageError{"--out-dir goes with --print-commands"};
+  if (args.value("--out-dir") && !args.has("--print-commands") && !args.value("--run"))
+    throw UsageError{"--out-dir goes with --print-commands or --run"};
+  const auto format = args.value("--format");
+  if (format && (*format != "json" || !args.has("--print-commands")))
+    throw UsageError{"--format json goes with --print-commands"};
+  if (args.value("--run") && args.value("-o"))
+    throw UsageError{"--run N writes where command N does: give --out-dir, not -o"};
+  if (args.value("--run") && args.has("--print-commands"))
+    throw UsageError{"--run N runs one command of --print-commands: give one of them"};
+  std::size_t run_number = 0;
+  if (auto value = args.value("--run")) {
+    run_number = parse_count("--run", *value);
+    if (run_number == 0) throw UsageError{"--run counts from 1"};
+  }
 
   const auto started = std::chrono::steady_clock::now();
   const FleetScan scan = find_fleet_series(args.positional);
   for (const auto& error : scan.errors) std::cerr << "heapleak fleet: " << error << "\n";
+  for (const auto& warning : scan.warnings)
+    std::cerr << "heapleak fleet: warning: " << text::shown(warning) << "\n";
   const std::string program = self_path();
   std::vector<Run> runs;
   std::vector<std::string> skipped;
@@ -199,25 +264,64 @@ int run_fleet(const std::vector<std::string>& argv) {
     runs.push_back(std::move(run));
   }
 
+  // Command k's words as --print-commands and --run give them.
+  const auto out_dir = args.value("--out-dir");
+  auto command_words = [&](std::size_t k) {
+    std::vector<std::string> words = runs[k].argv;
+    if (out_dir) {
+      char name[32];
+      std::snprintf(name, sizeof name, "/%04zu.jsonl", k + 1);
+      words.insert(words.end(), {"-o", *out_dir + name});
+    }
+    return words;
+  };
+
+  if (run_number > 0) {
+    // No shell, no quoting: the words go to execv as they are.
+    if (run_number > runs.size()) {
+      std::cerr << "heapleak fleet: --run " << run_number << ": there are " << runs.size()
+                << " commands\n";
+      return kExitNoAnswer;
+    }
+    const std::vector<std::string> words = command_words(run_number - 1);
+    std::vector<char*> pointers;
+    for (const auto& word : words) pointers.push_back(const_cast<char*>(word.c_str()));
+    pointers.push_back(nullptr);
+    std::cout.flush();
+    ::execv(pointers[0], pointers.data());
+    std::cerr << "heapleak fleet: cannot run " << words[0] << ": " << std::strerror(errno) << "\n";
+    return kExitNoAnswer;
+  }
+
   if (args.has("--print-commands")) {
     std::string text;
-    const auto out_dir = args.value("--out-dir");
+    const bool json = format.has_value();
     for (std::size_t k = 0; k < runs.size(); ++k) {
-      std::vector<std::string> words = runs[k].argv;
-      if (out_dir) {
-        char name[32];
-        std::snprintf(name, sizeof name, "/%04zu.jsonl", k + 1);
-        words.insert(words.end(), {"-o", *out_dir + name});
+      const std::vector<std::string> words = command_words(k);
+      if (json) {
+        text += json_line(words);  // JSON escapes every control character: one line each
+      } else if (has_control_character(words)) {
+        // A newline would make two commands of one line, ESC would speak to
+        // the terminal: such a series is left out of the form for people.
+        skipped.push_back(text::shown(runs[k].series->name) +
+                          ": a path holds a control character; run it with --run " +
+                          std::to_string(k + 1) + " or --print-commands --format json");
+        text += "# " + std::to_string(k + 1) + ": left out (a control character in a path)\n";
+      } else {
+        text += command_line(words) + "\n";
       }
-      text += command_line(words) + "\n";
     }
     for (const auto& why : skipped) std::cerr << "heapleak fleet: skipped " << why << "\n";
     return write_output(args, text) ? (skipped.empty() ? kExitOk : kExitNoAnswer)
                                     : kExitCannotWrite;
   }
 
-  // Each run writes its rows and its stderr into a scratch directory.
-  std::string scratch = (std::filesystem::temp_directory_path() / "heapleak-fleet-XXXXXX").string();
+  // Each run writes its rows and its stderr into a scratch directory, named
+  // with our pid so that the next fleet can remove it if we are SIGKILLed.
+  const std::filesystem::path temp_dir = std::filesystem::temp_directory_path();
+  remove_dead_scratch(temp_dir);
+  std::string scratch =
+      (temp_dir / ("heapleak-fleet-" + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (!::mkdtemp(scratch.data())) {
     std::cerr << "heapleak fleet: cannot make a scratch directory: " << std::strerror(errno)
               << "\n";

@@ -11,6 +11,7 @@
 #include "core/retainer_report.h"
 #include "results/results_json.h"
 #include "results/text/render.h"
+#include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
 using namespace results;
@@ -80,7 +81,12 @@ int run_root(const std::vector<std::string>& argv) {
       std::cerr << "heapleak root: " << error << "\n";
       return kExitCannotWrite;
     }
-  } else if (!write_output(args, format == "json" ? to_json_text(json) : report->dot)) {
+  } else if (!write_output(args, format == "json" ? to_json_text(json)
+                                 // On stdout the graph may meet a terminal: C1 controls
+                                 // and bidi overrides from class names are escaped there
+                                 // (core/dot_graph escapes what DOT needs, C0 included).
+                                 : file ? report->dot
+                                        : text::shown_lines(report->dot))) {
     return kExitCannotWrite;
   }
   if (file) {  // as heapleak-client says it, once the graph is there

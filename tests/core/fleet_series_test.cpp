@@ -147,6 +147,27 @@ TEST_CASE("series: one process by manifest wherever its files are, else one dire
   }
 }
 
+TEST_CASE("one process's manifests in two folders: a series per folder, and a warning", "[fleet]") {
+  // Forged (or copied) manifests: two workers' folders claim one process.
+  // Merged, one worker's leak would vanish into the other's series.
+  ScratchDir dir;
+  for (const char* worker : {"w1", "w2"}) {
+    for (int n = 0; n < 2; ++n) {
+      const std::string stem = dir.path + "/" + worker + "/d" + std::to_string(n);
+      write(stem + ".json", kDump);
+      write(stem + ".manifest.json", manifest(4000, "web-1", 10 + n, "2026-03-02T08:00:00Z"));
+    }
+  }
+  const FleetScan scan = find_fleet_series({dir.path});
+  REQUIRE(scan.series.size() == 2);
+  CHECK(scan.series[0].name == "web-1/4000/2026-03-02T07:00:00.00Z in " + dir.path + "/w1");
+  CHECK(scan.series[1].name == "web-1/4000/2026-03-02T07:00:00.00Z in " + dir.path + "/w2");
+  CHECK(scan.series[0].dumps.size() == 2);
+  CHECK(scan.series[1].dumps.size() == 2);
+  REQUIRE(scan.warnings.size() == 1);
+  CHECK(scan.warnings[0].find("lie in 2 folders") != std::string::npos);
+}
+
 TEST_CASE("a long series is compared on its first, middle and last dumps", "[fleet]") {
   FleetSeries series;
   for (int k = 0; k < 5; ++k) series.dumps.push_back(DumpFacts{std::to_string(k)});

@@ -66,7 +66,8 @@ TEST_CASE("a STRING's value becomes a keyed mask of its length; other records ar
       R"({"address":"0x10", "type":"STRING", "bytesize":12, "value":"card 4242\"x\"", "memsize":40})"
       "\n";
   std::string out;
-  CHECK(redactor.redact_line(secret, out));
+  using Outcome = StringRedactor::Outcome;
+  CHECK(redactor.redact_line(secret, out) == Outcome::kRedacted);
   CHECK(out.find("4242") == std::string::npos);
   CHECK(out.find(R"("memsize":40})") != std::string::npos);
   const auto begin = out.find(R"("value":")") + 9;
@@ -83,15 +84,46 @@ TEST_CASE("a STRING's value becomes a keyed mask of its length; other records ar
   StringRedactor(key2).redact_line(secret, other_key);
   CHECK(other_key != out);
 
-  const std::string symbol = R"({"address":"0x20", "type":"SYMBOL", "value":"name"})"
+  // A dynamic Symbol's name is data too (params[:x].to_sym).
+  const std::string symbol = R"({"address":"0x20", "type":"SYMBOL", "value":"user_secret"})"
                              "\n";
+  std::string masked;
+  CHECK(redactor.redact_line(symbol, masked) == Outcome::kRedacted);
+  CHECK(masked.find("user_secret") == std::string::npos);
+  CHECK(masked.size() == symbol.size());
+  // Spaces after the colons (a re-serialised dump) are read as the loader reads them.
+  std::string spaced;
+  CHECK(redactor.redact_line(R"({"address": "0x40", "type": "STRING", "value" : "sk_live_9"})",
+                             spaced) == Outcome::kRedacted);
+  CHECK(spaced.find("sk_live") == std::string::npos);
+  // A value the loader refuses (bytes that are not UTF-8, a NUL) keeps its
+  // line broken in the copy: one 0xFF byte, nothing of the value.
+  for (std::string bad : {std::string("sk_\xC3(secret"), std::string("sk_\0secret", 10)}) {
+    std::string broken;
+    CHECK(redactor.redact_line(R"({"address":"0x60", "type":"STRING", "value":")" + bad + "\"}",
+                               broken) == Outcome::kRedacted);
+    CHECK(broken.find("secret") == std::string::npos);
+    CHECK(broken.find('\xFF') != std::string::npos);
+  }
+  std::string fine;
+  CHECK(redactor.redact_line(R"({"address":"0x61", "type":"STRING", "value":"caf\u00e9 Ã©"})",
+                             fine) == Outcome::kRedacted);
+  CHECK(fine.find('\xFF') == std::string::npos);
+  // Other records are kept as they are.
+  const std::string klass = R"({"address":"0x50", "type":"CLASS", "name":"UserCache"})"
+                            "\n";
   std::string kept;
-  CHECK_FALSE(redactor.redact_line(symbol, kept));
-  CHECK(kept == symbol);
-  // A line cut inside its value keeps nothing of it.
-  std::string cut;
-  CHECK(redactor.redact_line(R"({"address":"0x30", "type":"STRING", "value":"sk_live_12)", cut));
-  CHECK(cut.find("sk_live") == std::string::npos);
+  CHECK(redactor.redact_line(klass, kept) == Outcome::kKept);
+  CHECK(kept == klass);
+  // A line that cannot be read (cut inside its value, not an object, an
+  // escaped key) appends nothing.
+  for (const char* unreadable :
+       {R"({"address":"0x30", "type":"STRING", "value":"sk_live_12)", R"(["value","x"])",
+        R"({"address":"0x30" "value":"x"})", R"({"val\u0075e":"sk_live_1"})"}) {
+    std::string none;
+    CHECK(redactor.redact_line(unreadable, none) == Outcome::kUnreadable);
+    CHECK(none.empty());
+  }
 }
 
 TEST_CASE("redact_dump copies a gzip dump with every value redacted and loads the same",
@@ -115,7 +147,7 @@ TEST_CASE("redact_dump copies a gzip dump with every value redacted and loads th
   const std::string out = plain.path() + ".redacted.json.gz";
   auto stats = redact_dump(plain.path(), out, sequential_key());
   REQUIRE(stats);
-  CHECK(stats->strings_redacted == 2);
+  CHECK(stats->values_redacted == 2);
   const std::string copy = gunzip(out);
   CHECK(copy.find("alice") == std::string::npos);
   CHECK(copy.size() == text.size());

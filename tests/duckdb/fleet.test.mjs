@@ -151,14 +151,16 @@ test("fleet: the leaks that grow in most workers, in DuckDB", async () => {
     assert.deepEqual([...new Set(x.map((row) => Number(row.series.split("/")[1]) - 4000))].sort((a, b) => a - b), [...Array(14).keys()]);
     assert.ok(x.every((row) => row.sites.includes("app/services/leak_holder.rb:21")));
 
-    // --print-commands: the same runs, one a line, for another scheduler;
-    // run with xargs -P and concatenated, they give the same table.
+    // --print-commands --format json: the same runs, one argv a line, for
+    // another scheduler; run by number with xargs -P (docs/fleet.md's recipe:
+    // no shell ever parses a path) and concatenated, they give the same table.
     const rowsDir = join(dir, "rows");
     mkdirSync(rowsDir);
-    const listed = spawnSync(HEAPLEAK, ["fleet", join(dir, "fleet"), "--print-commands", "--out-dir", rowsDir], { encoding: "utf8" });
-    const commands = listed.stdout.trim().split("\n");
+    const listed = spawnSync(HEAPLEAK, ["fleet", join(dir, "fleet"), "--print-commands", "--format", "json", "--out-dir", rowsDir], { encoding: "utf8" });
+    const commands = listed.stdout.trim().split("\n").map((line) => JSON.parse(line));
     assert.equal(commands.length, WORKERS + 1);
-    execFileSync("sh", ["-c", "xargs -P 2 -I CMD sh -c CMD || true"], { input: listed.stdout, stdio: ["pipe", "ignore", "ignore"] });
+    execFileSync("sh", ["-c", 'seq "$1" | xargs -P 2 -I N "$2" fleet "$3" --run N --out-dir "$4" || true', "sh",
+      String(commands.length), HEAPLEAK, join(dir, "fleet"), rowsDir], { stdio: ["ignore", "ignore", "ignore"] });
     const parts = readdirSync(rowsDir).sort().map((name) => readFileSync(join(rowsDir, name), "utf8"));
     assert.equal(parts.join(""), readFileSync(table, "utf8"));
   } finally {

@@ -1907,6 +1907,448 @@ def foreign_socket_refused(ctx):
     check(os.path.exists(path), "the other user's socket was removed")
 
 
+# ---------------------------------------------------------------- round 4 (issue 42)
+def run_cli(ctx, args, timeout=None, **kw):
+    """The CLI; its stdout and stderr as bytes, never a hang or a signal."""
+    try:
+        r = subprocess.run([ctx.cli] + list(args), capture_output=True, timeout=timeout or WAIT * SLOW, **kw)
+    except subprocess.TimeoutExpired:
+        raise TestFailure(f"heapleak {' '.join(args)[:200]} hung")
+    check(r.returncode >= 0, f"heapleak {args[0]} died of signal {-r.returncode}: {r.stderr[-1000:]!r}")
+    return r
+
+
+def series_in(ctx, folder, count=2):
+    """`count` dumps of one generated series (A, B[, C]) copied into `folder`."""
+    dumps = gen_dumps(ctx)
+    os.makedirs(folder, exist_ok=True)
+    for name in "ABC"[:count]:
+        shutil.copy(os.path.join(dumps, f"{name}.json"), os.path.join(folder, f"{name}.json"))
+
+
+@test
+def fleet_hostile_folder_names(ctx):
+    """Capture folders named `$(touch X)` and `a<newline>b`: the docs' recipe
+    (JSON argv lines counted, then `xargs` over `heapleak fleet --run N`)
+    runs no shell on the names, creates no X, and writes both series' rows;
+    the shell form leaves the newline's series out instead of splitting it."""
+    root = os.path.join(ctx.work, "captures")
+    series_in(ctx, os.path.join(root, "$(touch X)"))
+    series_in(ctx, os.path.join(root, "a\nb"))
+    cli_dir = os.path.dirname(os.path.abspath(ctx.cli))
+    env = dict(os.environ, PATH=cli_dir + os.pathsep + os.environ.get("PATH", ""))
+    # docs/fleet.md, "Running the series elsewhere", word for word but the folder.
+    recipe = ('mkdir -p rows\n'
+              'heapleak fleet captures --print-commands --format json --out-dir rows > commands.jsonl\n'
+              'n=$(wc -l < commands.jsonl)\n'
+              'seq "$n" | xargs -P 2 -I N heapleak fleet captures --run N --out-dir rows\n'
+              'cat rows/*.jsonl > fleet.jsonl\n')
+    r = subprocess.run(["sh", "-ec", recipe], cwd=ctx.work, env=env, capture_output=True, timeout=WAIT * SLOW * 2)
+    made = [os.path.join(d, f) for d, _, files in os.walk(ctx.work) for f in files if f == "X"]
+    check(not made and not os.path.exists("X"), f"a folder name ran as shell: {made}")
+    check(r.returncode == 0, f"the recipe failed: exit {r.returncode}: {r.stderr[-1500:]!r}")
+    with open(os.path.join(ctx.work, "commands.jsonl")) as f:
+        commands = [json.loads(line) for line in f]
+    check(len(commands) == 2, f"expected 2 commands, got {commands}")
+    for words in commands:
+        dumps = [w for w in words if w.endswith(".json") and not w.endswith(".jsonl")]
+        check(len(dumps) == 2 and all(os.path.exists(os.path.join(ctx.work, d)) for d in dumps),
+              f"a JSON command names files that are not there: {words}")
+    check(sorted(os.listdir(os.path.join(ctx.work, "rows"))) == ["0001.jsonl", "0002.jsonl"],
+          f"rows: {os.listdir(os.path.join(ctx.work, 'rows'))}")
+    table = subprocess.run([ctx.cli, "fleet", "captures"], cwd=ctx.work, capture_output=True, timeout=WAIT * SLOW)
+    with open(os.path.join(ctx.work, "fleet.jsonl"), "rb") as f:
+        check(f.read() == table.stdout, "the recipe's table differs from heapleak fleet's")
+    # The form for people: sh-quoted, one command a line; the newline's series is left out.
+    import shlex
+    r = run_cli(ctx, ["fleet", "captures", "--print-commands"], cwd=ctx.work)
+    check(r.returncode == 1 and b"control character" in r.stderr, f"shell form: exit {r.returncode} {r.stderr!r}")
+    lines = [line for line in r.stdout.decode().splitlines() if not line.startswith("#")]
+    check(len(lines) == 1, f"shell form: expected the one safe command, got {lines}")
+    words = shlex.split(lines[0])
+    check(any(w.endswith("$(touch X)/A.json") for w in words), f"shell form: {words}")
+    r = run_cli(ctx, ["fleet", "captures", "--run", "3"], cwd=ctx.work)
+    check(r.returncode == 1 and b"there are 2 commands" in r.stderr, f"--run 3: {r.returncode} {r.stderr!r}")
+
+
+def cli_status(r):
+    return f"exit {r.returncode}: {r.stderr.decode(errors='replace')[-600:]}"
+
+
+@test
+def safe_write_links_devices_and_folders(ctx):
+    """Every file heapleak writes goes through core/safe_write: a baseline
+    that is a symlink to a shared file is refused (the shared file and the
+    link untouched); a character device (a mknod'ed /dev/full) is written
+    through and fails, never replaced by a regular file; -o through a link
+    planted at the report's name is refused; a folder of another user, or
+    one others may write, is refused; `redact IN /dev/stdout` writes to
+    stdout and leaves /dev/stdout a link (in a private /dev)."""
+    dumps = gen_dumps(ctx)
+    a, b, c = (os.path.join(dumps, f"{n}.json") for n in "ABC")
+    shared = write(ctx, "shared.txt", b"someone else's file\n")
+    link = os.path.join(ctx.work, "baseline.json")
+    os.symlink(shared, link)
+    r = run_cli(ctx, ["check", a, b, c, "--no-cache", "--write-baseline", link])
+    check(r.returncode != 0 and b"symbolic link" in r.stderr, f"baseline symlink: {cli_status(r)}")
+    check(os.path.islink(link) and open(shared, "rb").read() == b"someone else's file\n",
+          "the baseline's link or the shared file was changed")
+    # A device: written through (and /dev/full fails), never renamed over.
+    device = os.path.join(ctx.work, "full")
+    try:
+        os.mknod(device, 0o666 | 0o020000, os.makedev(1, 7))
+    except PermissionError:
+        raise Skip("mknod needs root")
+    r = run_cli(ctx, ["check", a, b, c, "--no-cache", "--write-baseline", device])
+    check(r.returncode != 0 and b"No space left" in r.stderr, f"baseline on a full device: {cli_status(r)}")
+    import stat as st_
+    check(st_.S_ISCHR(os.lstat(device).st_mode), "the device node was replaced by a regular file")
+    # A link planted at a report's name (-o goes through the same module).
+    planted = os.path.join(ctx.work, "report.txt")
+    os.symlink(shared, planted)
+    r = run_cli(ctx, ["check", a, b, c, "--no-cache", "-o", planted])
+    check(b"symbolic link" in r.stderr and open(shared, "rb").read() == b"someone else's file\n",
+          f"-o through a planted link: {cli_status(r)}")
+    # Folders: another user's, and one anyone may write (no sticky bit).
+    theirs = os.path.join(ctx.work, "theirs")
+    os.mkdir(theirs, 0o755)
+    os.chown(theirs, 65534, 65534)
+    r = run_cli(ctx, ["check", a, b, c, "--no-cache", "--write-baseline", os.path.join(theirs, "b.json")])
+    check(r.returncode != 0 and b"belongs to another user" in r.stderr, f"another user's folder: {cli_status(r)}")
+    check(os.listdir(theirs) == [], f"something was written into another user's folder: {os.listdir(theirs)}")
+    open_dir = os.path.join(ctx.work, "open")
+    os.mkdir(open_dir)
+    os.chmod(open_dir, 0o777)
+    r = run_cli(ctx, ["redact", a, os.path.join(open_dir, "A.json")])
+    check(r.returncode != 0 and b"may be written by other users" in r.stderr, f"a 0777 folder: {cli_status(r)}")
+    check(os.listdir(open_dir) == [], f"redact wrote into a 0777 folder: {os.listdir(open_dir)}")
+    # The happy path: a new baseline is a regular 0600 file, an old one keeps its mode.
+    good = os.path.join(ctx.work, "good.json")
+    r = run_cli(ctx, ["check", a, b, c, "--no-cache", "--write-baseline", good])
+    check(os.path.isfile(good) and os.stat(good).st_mode & 0o777 == 0o600, f"a new baseline: {cli_status(r)}")
+    os.chmod(good, 0o644)
+    run_cli(ctx, ["check", a, b, c, "--no-cache", "--write-baseline", good])
+    check(os.stat(good).st_mode & 0o777 == 0o644, "a rewritten baseline lost its mode")
+    check([n for n in os.listdir(ctx.work) if ".tmp." in n] == [], "temporaries left behind")
+    # redact IN /dev/stdout, in a private /dev: the link stays a link.
+    if not shutil.which("unshare"):
+        raise Skip("no unshare")
+    key = write(ctx, "key", b"k" * 16)
+    script = ('mount -t tmpfs none /dev && ln -s /proc/self/fd/1 /dev/stdout && '
+              '"$0" redact "$1" /dev/stdout --key-file "$3" > "$2" && test -L /dev/stdout && echo still-a-link >&2')
+    out = os.path.join(ctx.work, "stdout.json")
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, ctx.cli, a, out, key],
+                       capture_output=True, timeout=WAIT * SLOW)
+    if r.returncode != 0 and b"unshare" in r.stderr:
+        raise Skip(f"unshare -m: {r.stderr!r}")
+    check(r.returncode == 0 and b"still-a-link" in r.stderr, f"redact IN /dev/stdout: {cli_status(r)}")
+    in_file = os.path.join(ctx.work, "copy.json")
+    run_cli(ctx, ["redact", a, in_file, "--key-file", key])
+    with open(out, "rb") as f, open(in_file, "rb") as g:
+        check(f.read() == g.read(), "the copy on stdout differs from the copy in a file")
+
+
+def hostile_dump_text():
+    """A dump with spaces after its colons (a re-serialised dump), a String
+    and a dynamic Symbol holding secrets."""
+    lines = [
+        {"type": "ROOT", "root": "vm", "references": ["0x1000"]},
+        {"address": "0x2000", "type": "CLASS", "name": "String", "references": []},
+        {"address": "0x1000", "type": "ARRAY", "class": "0x2000", "length": 2, "references": ["0x1010", "0x1020"]},
+        {"address": "0x1010", "type": "STRING", "class": "0x2000", "bytesize": 19, "value": "sk_live_SECRETVALUE"},
+        {"address": "0x1020", "type": "SYMBOL", "class": "0x2000", "value": "user_SECRETSYMBOL"},
+    ]
+    return "".join(json.dumps(line, separators=(", ", ": ")) + "\n" for line in lines).encode()
+
+
+@test
+def redact_symbols_spacing_and_bounds(ctx):
+    """`heapleak redact` redacts Symbol values and dumps with spaces after
+    colons; refuses (exit 7, nothing written) a dump with a line it cannot
+    read, and one whose line passes the loader's cap; refuses a FIFO or
+    /dev/zero key file at once; refuses two inputs of one name into a
+    folder; removes a killed redact's temporaries (dead pid, ours only)."""
+    dump = write(ctx, "spaced.json", hostile_dump_text())
+    out = os.path.join(ctx.work, "spaced.redacted.json")
+    r = run_cli(ctx, ["redact", dump, out])
+    check(r.returncode == 0 and b"2 of 5 records" in r.stderr, f"spaced dump: {cli_status(r)}")
+    copy = open(out, "rb").read()
+    check(b"SECRET" not in copy, f"a secret survived: {copy!r}")
+    check(len(copy) == len(hostile_dump_text()), "the copy's size differs")
+    before = run_cli(ctx, ["info", dump, "--json", "--no-cache"])
+    after = run_cli(ctx, ["info", out, "--json", "--no-cache"])
+    check(json.loads(before.stdout)["objects"] == json.loads(after.stdout)["objects"],
+          f"the copy loads differently: {before.stdout[:300]!r} vs {after.stdout[:300]!r}")
+    # A binary String (bytes that are not UTF-8, as Ruby writes them raw): the
+    # loader skips that line as broken, and must skip it in the copy too.
+    binary = write(ctx, "binary.json", hostile_dump_text() +
+                   b'{"address":"0x1030", "type":"STRING", "class":"0x2000", "value":"SECRET\xc3(\xff"}\n')
+    binary_out = os.path.join(ctx.work, "binary.redacted.json")
+    r = run_cli(ctx, ["redact", binary, binary_out])
+    check(r.returncode == 0 and b"SECRET" not in open(binary_out, "rb").read(), f"binary string: {cli_status(r)}")
+    infos = [json.loads(run_cli(ctx, ["info", p, "--json", "--no-cache"]).stdout) for p in (binary, binary_out)]
+    check([(i["objects"], i["brokenLines"]) for i in infos] == [(infos[0]["objects"], 1)] * 2,
+          f"the copy loads differently: {[(i['objects'], i['brokenLines']) for i in infos]}")
+    # An unreadable line in the middle: refused, nothing written.
+    bad = write(ctx, "bad.json", hostile_dump_text().replace(b'{"address": "0x1020"', b'{"address" "0x1020"'))
+    bad_out = os.path.join(ctx.work, "bad.redacted.json")
+    r = run_cli(ctx, ["redact", bad, bad_out])
+    check(r.returncode == 7 and b"line 5" in r.stderr and not os.path.exists(bad_out), f"unreadable line: {cli_status(r)}")
+    # A line past the loader's 64 MiB cap, gzipped small: refused at the cap.
+    huge = os.path.join(ctx.work, "huge.json.gz")
+    with gzip.open(huge, "wb", compresslevel=1) as f:
+        f.write(b'{"address":"0x1", "type":"STRING", "value":"')
+        chunk = b"a" * (1 << 20)
+        for _ in range(70):
+            f.write(chunk)
+        f.write(b'"}\n')
+    r = run_cli(ctx, ["redact", huge, os.path.join(ctx.work, "huge.out.json")])
+    check(r.returncode == 7 and b"line cap" in r.stderr, f"a line over the cap: {cli_status(r)}")
+    # Key files: a FIFO and /dev/zero are refused at once.
+    fifo = os.path.join(ctx.work, "key.fifo")
+    os.mkfifo(fifo)
+    for key in (fifo, "/dev/zero"):
+        t = time.monotonic()
+        r = run_cli(ctx, ["redact", dump, out, "--key-file", key], timeout=10 * SLOW)
+        check(r.returncode == 2 and b"not a regular file" in r.stderr, f"key file {key}: {cli_status(r)}")
+        check(time.monotonic() - t < 5 * SLOW, f"key file {key} took {time.monotonic() - t:.1f} s")
+    # Two inputs of one name into one folder.
+    for w in ("w1", "w2"):
+        os.makedirs(os.path.join(ctx.work, w))
+        shutil.copy(dump, os.path.join(ctx.work, w, "A.json"))
+    dest = os.path.join(ctx.work, "dest")
+    os.mkdir(dest)
+    r = run_cli(ctx, ["redact", os.path.join(ctx.work, "w1/A.json"), os.path.join(ctx.work, "w2/A.json"), dest])
+    check(r.returncode == 2 and b"would both be copied" in r.stderr and os.listdir(dest) == [],
+          f"duplicate names: {cli_status(r)}")
+    # A killed redact's temporaries: a dead pid's of ours go; a live one's and another user's stay.
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = os.path.join(dest, f"A.json.tmp.{gone.pid}.0123456789abcdef")
+    alive = os.path.join(dest, f"A.json.tmp.{os.getpid()}.0123456789abcdef")
+    foreign = os.path.join(dest, f"B.json.tmp.{gone.pid}.fedcba9876543210")
+    for path in (dead, alive, foreign):
+        with open(path, "wb") as f:
+            f.write(b"x" * 4096)
+    os.chown(foreign, 65534, 65534)
+    r = run_cli(ctx, ["redact", os.path.join(ctx.work, "w1/A.json"), dest])
+    check(r.returncode == 0, f"redact into dest: {cli_status(r)}")
+    check(not os.path.exists(dead), "a dead redact's temporary was left")
+    check(os.path.exists(alive) and os.path.exists(foreign), "a live or foreign temporary was removed")
+
+
+@test
+def redact_copies_manifests(ctx):
+    """`heapleak redact` copies each dump's capture manifest (written by the
+    gem's own Manifest code) beside the copy: pid, host, process start and
+    dump times kept, so fleet keeps the series; the program and the dump's
+    name are masked; "dump" names the copy."""
+    src = os.path.join(ctx.work, "src")
+    series_in(ctx, src, 3)
+    lib = os.path.join(os.path.dirname(ctx.gen), "..", "..", "clients", "ruby", "lib")
+    ruby = ('require "heapleak/capture/version"; require "heapleak/capture/manifest"\n'
+            'R = Struct.new(:path, :name, :mode, :pause_seconds, :dump_seconds, :started_at, :finished_at,'
+            ' :bytes, :bytes_uncompressed, :redacted, keyword_init: true)\n'
+            'D = Struct.new(:reason)\n'
+            'ARGV.each_with_index do |path, k|\n'
+            '  t = Time.utc(2026, 3, 2, 6, 0, 0) + 3600 * k\n'
+            '  r = R.new(path: path, name: "customer-acme-SECRET", mode: :fork, pause_seconds: 0.01, dump_seconds: 0.5,'
+            ' started_at: t, finished_at: t + 1, bytes: 1, bytes_uncompressed: 2, redacted: false)\n'
+            '  gc = Heapleak::Capture::Manifest.gc_facts.merge("count" => 10 + k)\n'
+            '  m = Heapleak::Capture::Manifest.build(r, decision: D.new("manual"), gc: gc, tracing: {"enabled" => false})\n'
+            '  m["process"]["program"] = "puma --token SECRET-TOKEN"\n'
+            '  Heapleak::Capture::Manifest.write(Heapleak::Capture::Manifest.path_for(path), m)\n'
+            'end\n')
+    dumps = [os.path.join(src, f"{n}.json") for n in "ABC"]
+    subprocess.run(["ruby", "-I", lib, "-e", ruby] + dumps, check=True, timeout=WAIT)
+    dest = os.path.join(ctx.work, "dest")
+    os.mkdir(dest)
+    r = run_cli(ctx, ["redact"] + dumps + [dest])
+    check(r.returncode == 0, f"redact: {cli_status(r)}")
+    for n in "ABC":
+        original = json.load(open(os.path.join(src, f"{n}.manifest.json")))
+        path = os.path.join(dest, f"{n}.manifest.json")
+        check(os.path.exists(path), f"no manifest beside the copy of {n}")
+        text = open(path).read()
+        check("SECRET" not in text, f"a secret in the copied manifest: {text}")
+        copied = json.loads(text)
+        for keys in (("process", "pid"), ("process", "hostname"), ("process", "started_at"),
+                     ("capture", "started_at"), ("gc", "count")):
+            check(copied[keys[0]][keys[1]] == original[keys[0]][keys[1]], f"{n}: {keys} changed")
+        check(copied["dump"] == f"{n}.json" and copied["capture"]["redacted"] is True, f"{n}: {copied}")
+    r = run_cli(ctx, ["fleet", dest])
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    check(r.returncode == 0 and rows, f"fleet over the copies: {cli_status(r)}")
+    check(all(row["time_source"] == "manifest" and row["pid"] for row in rows), f"fleet lost the manifests: {rows[0]}")
+    check(abs(rows[0]["hours"] - 2.0) < 1e-6, f"hours from the copies' manifests: {rows[0]['hours']}")
+
+
+class FakeCaptureSocket:
+    """A unix socket that plays the capture gem badly: `behave(conn)` runs on
+    the one connection after the request line is read."""
+
+    def __init__(self, ctx, behave):
+        base = tempfile.mkdtemp(prefix="cap-")  # short: a unix socket path must fit in 107 bytes
+        self.path = os.path.join(base, "heapleak-1.sock")
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(1)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, args=(behave,), daemon=True)
+        self.thread.start()
+
+    def serve(self, behave):
+        self.listener.settimeout(WAIT)
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(WAIT)
+            data = b""
+            while b"\n" not in data:
+                got = conn.recv(65536)
+                if not got:
+                    return
+                data += got
+            try:
+                behave(conn, self.stop)
+            except OSError:
+                pass  # the client gave up: what the test wants
+
+    def close(self):
+        self.stop.set()
+        self.listener.close()
+        shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
+
+
+@test
+def capture_bounds_and_escapes(ctx):
+    """`heapleak capture` against a socket that does not play the gem: one
+    that stops talking is given up after --idle-timeout (exit 1, said); an
+    endless line is cut at 1 MiB; junk and an `ok` with no dumps are errors,
+    not exit 0; the process's strings reach the terminal escaped (ESC, OSC,
+    C1, bidi). Each case ends in about a second."""
+    def silent(conn, stop):
+        conn.sendall(b'{"event":"dumping","name":"A","reason":"fork"}\n')
+        stop.wait(WAIT)
+
+    def endless(conn, stop):
+        chunk = b"a" * 65536
+        while not stop.is_set():
+            conn.sendall(chunk)
+
+    def junk(conn, stop):
+        conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+    def ok_without_dumps(conn, stop):
+        conn.sendall(b'{"ok":true}\n')
+
+    def hostile_strings(conn, stop):
+        conn.sendall(b'{"event":"dumping","name":"A\\u001b]0;owned\\u0007","reason":"x\\u009b31m\\u202e"}\n'
+                     b'{"ok":false,"kind":"refused","error":"no \\u001b[2J way"}\n')
+
+    cases = [(silent, b"said nothing for 1 s"), (endless, b"over 1 MiB"), (junk, b"not a capture answer"),
+             (ok_without_dumps, b"without the dumps"), (hostile_strings, b"no \\x1B[2J way")]
+    for behave, said in cases:
+        fake = FakeCaptureSocket(ctx, behave)
+        try:
+            t = time.monotonic()
+            r = run_cli(ctx, ["capture", fake.path, "--out", ctx.work, "--idle-timeout", "1s"], timeout=30 * SLOW)
+            took = time.monotonic() - t
+        finally:
+            fake.close()
+        print(f"{behave.__name__}: exit {r.returncode} in {took:.2f} s")
+        check(r.returncode == 1, f"{behave.__name__}: {cli_status(r)}")
+        check(said in r.stderr, f"{behave.__name__}: expected {said!r} in {r.stderr[-400:]!r}")
+        for raw in (b"\x1b", "\u009b".encode(), "\u202e".encode(), b"\x07"):
+            check(raw not in r.stderr and raw not in r.stdout, f"{behave.__name__}: {raw!r} reached the terminal")
+
+
+@test
+def root_dot_escapes_c1_and_bidi(ctx):
+    """`heapleak root`'s graph on stdout: a class named with a C1 control
+    (CSI, U+009B) and a bidi override (U+202E) is printed escaped."""
+    name = "Evil\u009b31m\u202eCache"
+    lines = [
+        {"type": "ROOT", "root": "vm", "references": ["0x1000"]},
+        {"address": "0x2000", "type": "CLASS", "name": name, "references": ["0x1000"]},
+        {"address": "0x1000", "type": "OBJECT", "class": "0x2000", "references": ["0x1010"]},
+        {"address": "0x1010", "type": "STRING", "class": "0x2000", "value": "x"},
+    ]
+    dump = write(ctx, "evil.json", "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode())
+    r = run_cli(ctx, ["root", dump, "0x1010", "--no-cache"])
+    check(r.returncode in (0, 1) and r.stdout, f"root: {cli_status(r)}")
+    check("\u009b".encode() not in r.stdout and "\u202e".encode() not in r.stdout,
+          f"raw C1/bidi in the dot: {r.stdout[:600]!r}")
+    check(b"Evil" in r.stdout, f"the class is not in the graph: {r.stdout[:600]!r}")
+
+
+@test
+def fleet_forged_manifests_warn(ctx):
+    """Manifests forged so that two workers' dumps (two Ruby processes, in
+    two folders) claim one host, pid and start: fleet warns that one process
+    spans two folders and keeps each folder a series of its own (both
+    workers' rows are there); explain given the dumps as one series runs the
+    heap-page check although the manifests agree, and says they are two."""
+    root = os.path.join(ctx.work, "captures")
+    for worker, scenario in (("w1", "class_cache"), ("w2", "global_array")):
+        folder = os.path.join(root, worker)
+        os.makedirs(folder)
+        src = gen_dumps(ctx, scenario)
+        for name in "AB":
+            shutil.copy(os.path.join(src, f"{name}.json"), os.path.join(folder, f"{name}.json"))
+    count = 10
+    for worker in ("w1", "w2"):
+        for name in "AB":
+            manifest = {"format": "heapleak-capture-manifest", "version": 1, "dump": f"{name}.json",
+                        "process": {"pid": 4000, "started_at": "2026-03-02T06:59:43.00Z", "hostname": "web-1"},
+                        "gc": {"count": count, "compact_count": 0},
+                        "capture": {"mode": "fork", "started_at": f"2026-03-02T07:{count:02d}:00.000000Z"}}
+            count += 1
+            with open(os.path.join(root, worker, f"{name}.manifest.json"), "w") as f:
+                json.dump(manifest, f)
+    r = run_cli(ctx, ["fleet", root, "--no-cache", "--jobs", "1"], timeout=WAIT * SLOW * 3)
+    err = r.stderr.decode(errors="replace")
+    check("lie in 2 folders" in err, f"no warning that one process spans two folders: {err[-1200:]}")
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    folders = {os.path.basename(os.path.dirname(row["dumps"][0])) for row in rows}
+    check(r.returncode == 0 and "2 series found" in err and folders == {"w1", "w2"},
+          f"the two workers were not two series: exit {r.returncode}, rows from {folders}: {err[-800:]}")
+    # The same forged manifests given to explain as one series: the pages tell.
+    r = run_cli(ctx, ["explain", os.path.join(root, "w1", "A.json"), os.path.join(root, "w1", "B.json"),
+                      os.path.join(root, "w2", "A.json"), "--no-cache"], timeout=WAIT * SLOW * 3)
+    err = r.stderr.decode(errors="replace")
+    check("not from one process" in err and "manifests name one process" in err,
+          f"explain trusted forged manifests: {cli_status(r)}")
+
+
+@test
+def fleet_removes_dead_scratch(ctx):
+    """A fleet killed by SIGKILL leaves its scratch folder
+    ($TMPDIR/heapleak-fleet-PID-XXXXXX); the next fleet removes it, and only
+    it: not a live fleet's, not another user's, not a name of someone else."""
+    tmp = os.path.join(ctx.work, "tmp")
+    os.mkdir(tmp)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = os.path.join(tmp, f"heapleak-fleet-{gone.pid}-a1B2c3")
+    alive = os.path.join(tmp, f"heapleak-fleet-{os.getpid()}-d4E5f6")
+    theirs = os.path.join(tmp, f"heapleak-fleet-{gone.pid}-g7H8i9")
+    other = os.path.join(tmp, "heapleak-fleet-notes")
+    for path in (dead, alive, theirs, other):
+        os.mkdir(path, 0o700)
+        with open(os.path.join(path, "0.jsonl"), "w") as f:
+            f.write("{}\n")
+    os.chown(theirs, 65534, 65534)
+    series_in(ctx, os.path.join(ctx.work, "captures", "w1"))
+    r = run_cli(ctx, ["fleet", os.path.join(ctx.work, "captures"), "--no-cache"], env=dict(os.environ, TMPDIR=tmp))
+    check(r.returncode == 0, f"fleet: {cli_status(r)}")
+    left = sorted(os.listdir(tmp))
+    check(left == sorted(os.path.basename(p) for p in (alive, theirs, other)),
+          f"the scratch folders left: {left}")
+
+
 # ---------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser()

@@ -2,6 +2,8 @@
 
 require "securerandom"
 require "time"
+require "json"
+require "objspace"
 require_relative "capture/version"
 require_relative "capture/memory_source"
 require_relative "capture/governor"
@@ -20,6 +22,8 @@ module Heapleak
   module Capture
     class Busy < CaptureError; end
 
+    THREAD_PREFIX = "heapleak-capture"
+
     @loaded_at = Time.now
     @lock = Mutex.new
     @ticks = 0
@@ -27,6 +31,11 @@ module Heapleak
 
     class << self
       attr_reader :config, :server, :loaded_at, :tracing_since, :last_capture_end
+
+      # What this process is to its server, shown by `status` and `list`:
+      # "puma master" (it forks the workers and serves no request), "puma
+      # worker", or nil. Set by the integrations.
+      attr_accessor :role
 
       # Turns capture on: options as Config.new takes them (socket_dir is
       # required), defaults from the environment.
@@ -69,6 +78,9 @@ module Heapleak
         @lock = Mutex.new
         @ticks = 0
         @last_capture_end = nil
+        # The parent's series (its tracing, its auto_compact) is not ours.
+        @tracing_since = nil
+        @tracing_since_gc = nil
         start_triggers
       end
 
@@ -81,7 +93,7 @@ module Heapleak
 
       def status
         {
-          "pid" => Process.pid, "enabled" => enabled?, "busy" => @lock.locked?,
+          "pid" => Process.pid, "role" => @role, "enabled" => enabled?, "busy" => @lock.locked?,
           "socket" => @server&.path, "signal" => @signal_trigger&.signal_name,
           "out_dir" => @config&.out_dir, "ticks" => @ticks,
           "allocation_tracing_since" => @tracing_since && Time.at(@tracing_since).utc.iso8601(3),
@@ -130,6 +142,23 @@ module Heapleak
         )
       end
 
+      # The addresses (as ObjectSpace.dump writes them) of every live thread
+      # the gem started: the manifest lists them so that heapleak files what
+      # they hold as the gem's own, not the application's.
+      def capture_threads
+        Thread.list.select { |t| t.name.to_s.start_with?(THREAD_PREFIX) }
+      end
+
+      def capture_objects
+        { "threads" => capture_threads.map { |t| JSON.parse(ObjectSpace.dump(t))["address"] } }
+      end
+
+      # Every thread the gem starts is named "heapleak-capture WHAT".
+      def name_thread(thread, what)
+        thread.name = "#{THREAD_PREFIX} #{what}"
+        thread
+      end
+
       # The pid of a forked child that is dumping now (tests kill it).
       def dumping_child_pid = @writer&.child_pid
 
@@ -161,18 +190,29 @@ module Heapleak
 
       def start_triggers
         @server = ControlServer.open(@config)
-        @signal_trigger = SignalTrigger.install(@config.signal, fallback: @server.nil?) do
+        install_signal(fallback: false)
+      rescue CaptureError => e
+        warn "heapleak-capture: #{e.message}"
+        # A folder refused for the socket is never then written into: the
+        # signal fallback dumps only to an out_dir outside it.
+        if inside?(@config.out_dir, @config.socket_dir)
+          warn "heapleak-capture: no signal trigger either: the dumps would go to #{@config.out_dir}, " \
+               "inside the refused folder; set HEAPLEAK_CAPTURE_OUT (out_dir:) to a private folder elsewhere"
+          return
+        end
+        install_signal(fallback: true)
+      end
+
+      def install_signal(fallback:)
+        @signal_trigger = SignalTrigger.install(@config.signal, fallback: fallback) do
           exclusively { [take(SignalTrigger.next_name, out: nil, mode: nil, series: nil)] }
         rescue CaptureError => e
           warn "heapleak-capture: #{e.message}"
         end
-      rescue CaptureError => e
-        warn "heapleak-capture: #{e.message}"
-        @signal_trigger = SignalTrigger.install(@config.signal, fallback: true) do
-          exclusively { [take(SignalTrigger.next_name, out: nil, mode: nil, series: nil)] }
-        rescue CaptureError => err
-          warn "heapleak-capture: #{err.message}"
-        end
+      end
+
+      def inside?(path, dir)
+        path == dir || path.start_with?(dir.end_with?("/") ? dir : "#{dir}/")
       end
 
       def next_capture_in
@@ -183,6 +223,9 @@ module Heapleak
 
       def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
+      # One capture at a time, min_gap apart. Only a capture that ran (take
+      # got past the governor) starts the gap: a request refused here or by
+      # the governor leaves it as it was, so a retry at the stated time works.
       def exclusively
         raise CaptureError, "capture is not enabled in process #{Process.pid}" unless enabled?
         raise Busy, "busy: another capture is running in process #{Process.pid}" unless @lock.try_lock
@@ -195,7 +238,6 @@ module Heapleak
           end
           yield
         ensure
-          @last_capture_end = now
           @lock.unlock
         end
       end
@@ -207,27 +249,81 @@ module Heapleak
         raise CaptureError, "every must be >= 1" if every && every < 1
       end
 
+      # The series keeps nothing per dump between its dumps: each dump's
+      # answer goes to the client as it is made and is dropped, and the final
+      # list is read back from the manifests once the last dump is written.
+      # (Kept in an Array, it grew 0 -> 1 -> 2 between A, B and C, and
+      # heapleak reported the gem's own thread as a leak.) GC.auto_compact is
+      # off for the length of the series: a compaction between two dumps
+      # makes them impossible to diff by address.
       def run_series(names, interval:, every:, trace:, out:, mode:, timeout:, &progress)
+        if every && @role == "puma master"
+          raise CaptureError, "refused: process #{Process.pid} is the Puma master: it serves no requests, " \
+                              "so --every would wait for nothing; capture a worker (heapleak-capture list)"
+        end
+
+        auto_compact = suspend_auto_compact
         info = { "id" => SecureRandom.hex(8), "names" => names, "interval" => interval, "every" => every,
-                 "trace" => trace }
-        results = []
+                 "trace" => trace, "auto_compact_suspended" => auto_compact == true }
         started_tracing = false
+        out_dir = nil
         names.each_with_index do |name, index|
           wait_for_next(name, interval, every, timeout, &progress) if index.positive?
-          results << take(name, out: out, mode: mode, series: info.merge("index" => index), &progress)
+          out_dir = File.dirname(take(name, out: out, mode: mode, series: info.merge("index" => index),
+                                      &progress)["path"])
           if trace && index.zero? && @tracing_since.nil?
-            ObjectSpace.trace_object_allocations_start
-            # A Float (an immediate), not a Time: no object of ours between dumps.
+            # Immediates (a Float, an Integer), not a Time: no object of ours
+            # between dumps.
+            @tracing_since_gc = GC.count
             @tracing_since = Time.now.to_f
+            ObjectSpace.trace_object_allocations_start
             started_tracing = true
           end
         end
-        results
+        names.map { |name| reply_from_manifest(File.join(out_dir, "#{name}.json.gz")) }
       ensure
         if started_tracing
           ObjectSpace.trace_object_allocations_stop
+          # The sites recorded for this series would otherwise stay on every
+          # object still alive, and a later untraced dump (or the next
+          # series) would show them as if traced then.
+          ObjectSpace.trace_object_allocations_clear
           @tracing_since = nil
+          @tracing_since_gc = nil
         end
+        restore_auto_compact(auto_compact)
+      end
+
+      # Turns GC.auto_compact off; returns what it was (nil: not supported).
+      def suspend_auto_compact
+        return nil unless GC.respond_to?(:auto_compact=)
+
+        was = GC.auto_compact
+        GC.auto_compact = false if was
+        was
+      rescue NotImplementedError
+        nil
+      end
+
+      def restore_auto_compact(was)
+        GC.auto_compact = was if was
+      rescue NotImplementedError
+        nil
+      end
+
+      # The answer for one dump of a series, from its manifest on disk.
+      def reply_from_manifest(path)
+        manifest_path = Manifest.path_for(path)
+        manifest = JSON.parse(File.read(manifest_path))
+        capture = manifest["capture"]
+        {
+          "event" => "dumped", "name" => manifest["name"], "path" => path, "manifest" => manifest_path,
+          "bytes" => capture["bytes"], "bytes_uncompressed" => capture["bytes_uncompressed"],
+          "mode" => capture["mode"], "reason" => capture["reason"],
+          "vm_pause_seconds" => capture["vm_pause_seconds"], "dump_seconds" => capture["dump_seconds"],
+          "redacted" => capture["redacted"], "gc_count" => manifest["gc"]["count"],
+          "compact_count" => manifest["gc"]["compact_count"]
+        }
       end
 
       def wait_for_next(name, interval, every, timeout)
@@ -256,10 +352,21 @@ module Heapleak
 
         yield({ "event" => "dumping", "name" => name, "mode" => decision.mode.to_s, "reason" => decision.reason }) if block_given?
         gc = Manifest.gc_facts
-        tracing = { "on" => !@tracing_since.nil?, "since" => @tracing_since && Time.at(@tracing_since).utc.iso8601(3) }
+        # since_gc_count: GC.count when tracing began; heapleak distrusts a
+        # site on an object of an older generation.
+        tracing = { "on" => !@tracing_since.nil?, "since" => @tracing_since && Time.at(@tracing_since).utc.iso8601(3),
+                    "since_gc_count" => @tracing_since_gc }
+        own = capture_objects
         @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc, redact_key: @config.redact_key)
-        result = @writer.write(name, decision.mode)
-        manifest = Manifest.build(result, decision: decision, gc: gc, tracing: tracing, series: series)
+        # The gap runs from the end of a capture that ran, even one that
+        # failed midway; a request refused before this point leaves it be.
+        begin
+          result = @writer.write(name, decision.mode)
+        ensure
+          @last_capture_end = now
+        end
+        manifest = Manifest.build(result, decision: decision, gc: gc, tracing: tracing, series: series,
+                                          capture_objects: own)
         manifest_path = Manifest.path_for(result.path)
         Manifest.write(manifest_path, manifest)
         reply = {

@@ -3,6 +3,7 @@
 require "json"
 require "objspace"
 require "rbconfig"
+require_relative "safe_file"
 
 # Writes one heap dump safely: gzip (level 1) into a dot-named `.tmp` file of
 # mode 0600, fsynced, renamed to NAME.json.gz only once complete, so a full
@@ -53,12 +54,12 @@ module Heapleak
         prepare_out_dir
         remove_stale_temporaries
         final = path_for(name)
-        tmp = File.join(@out_dir, ".#{name}.json.gz.#{Process.pid}.tmp")
-        File.unlink(tmp) if File.exist?(tmp)
+        # Created by the compressor, exclusive and no-follow (SafeFile).
+        tmp = SafeFile.temp_name(@out_dir, "#{name}.json.gz")
         started_at = Time.now
         GC.start if @gc
         counts, pause, dump_seconds = mode == :fork ? write_forked(tmp) : write_inline(tmp)
-        File.rename(tmp, final)
+        SafeFile.commit(tmp, final)
         Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
                    mode: mode, pause_seconds: pause, dump_seconds: dump_seconds,
                    started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
@@ -70,18 +71,19 @@ module Heapleak
 
       def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
+      # The configured out_dir and a request's `out` alike: made 0700 when
+      # missing, refused when another user owns it or may write it.
       def prepare_out_dir
-        Dir.mkdir(@out_dir, 0o700) unless File.directory?(@out_dir)
-      rescue SystemCallError => e
-        raise CaptureError, "cannot make the output folder #{@out_dir}: #{e.message}"
+        SafeFile.ensure_dir(@out_dir, "the output folder")
       end
 
       # Temporaries whose writer is gone (killed mid-dump, a crash): removed,
       # so they never pile up nor pass for a dump.
       def remove_stale_temporaries
-        Dir.glob(File.join(@out_dir, ".*.json.gz.*.tmp")).each do |path|
-          pid = path[/\.(\d+)\.tmp\z/, 1].to_i
-          next if pid == Process.pid || alive?(pid)
+        Dir.glob(File.join(@out_dir, ".*.tmp")).each do |path|
+          pid = path[SafeFile::TEMP, 1]&.to_i
+          next if pid.nil? || pid == Process.pid || alive?(pid)
+          next unless File.lstat(path).file? && File.lstat(path).uid == Process.euid
 
           File.unlink(path)
         rescue SystemCallError
@@ -121,9 +123,9 @@ module Heapleak
       end
 
       def write_inline(tmp)
-        raw = "#{tmp}.raw"
         t0 = now
-        File.open(raw, File::WRONLY | File::CREAT | File::EXCL, 0o600) do |file|
+        raw = SafeFile.temp_name(@out_dir, "raw")
+        File.open(raw, SafeFile::CREATE, 0o600) do |file|
           @before_dump&.call
           ObjectSpace.dump_all(output: file)
           file.flush

@@ -62,6 +62,7 @@ module Heapleak
         @signal_trigger&.close
         @signal_trigger = nil
         @config = nil
+        @last_capture_end = nil
       end
 
       # In a forked process (a Puma worker): the inherited socket belongs to

@@ -112,4 +112,19 @@ class RedactionTest < Minitest::Test
   def test_a_short_key_is_refused
     assert_raises(ArgumentError) { Heapleak::Capture::Redactor.new("short") }
   end
+
+  # Issue 42.6: a dynamic Symbol made from user data keeps its text in its
+  # SYMBOL record's "value"; before, only STRING records were redacted.
+  def test_dynamic_symbol_values_are_redacted_too
+    secret = "sym_secret_#{rand(1 << 40)}_customer"
+    DumpWriterTest::KEEP << secret.to_sym
+    out = File.join(private_dir, "out")
+    path = Heapleak::Capture::DumpWriter.new(out_dir: out, redact_key: "k" * 32).write("S", :inline).path
+    text = Zlib::GzipReader.open(path, &:read)
+    refute_includes text, "sym_secret_", "the Symbol's text is gone"
+    symbols = text.each_line.map { |l| JSON.parse(l) }.select { |r| r["type"] == "SYMBOL" && r["value"] }
+    refute_empty symbols
+    assert symbols.all? { |r| r["value"].match?(/\A\h*\z/) }, "every Symbol value is a hash"
+    symbols.each { |r| assert_equal r["bytesize"], r["value"].bytesize if r["bytesize"] }
+  end
 end

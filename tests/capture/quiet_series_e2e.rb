@@ -1,0 +1,124 @@
+# frozen_string_literal: true
+
+# Issue 40.1: the gem must not be the leak it reports. Puma in cluster mode
+# serves a LEAK-FREE app under light load; a worker is captured with a 3-dump
+# and a 6-dump (traced) series. In every dump, the objects reachable from the
+# gem's own threads (listed by address in each manifest's capture_objects)
+# are counted from the dump itself: that count must not grow over a series,
+# and no row `heapleak explain` reports as a leak may be held through them.
+# usage: ruby tests/capture/quiet_series_e2e.rb HEAPLEAK
+require_relative "support"
+require "net/http"
+require "zlib"
+
+include CaptureE2E # rubocop:disable Style/MixinUsage
+heapleak = ARGV.fetch(0)
+
+# Objects reachable from ROOTS in the dump at PATH, not walking into classes
+# and modules (the whole program hangs off them), code (iseqs, method
+# entries: IMEMO other than a block's captured locals) nor another thread.
+# Returns the set of addresses reached (the roots included).
+def reachable_from(path, roots)
+  refs = {}
+  kind = {}
+  Zlib::GzipReader.open(path) do |gz|
+    gz.each_line do |line|
+      address = line[/"address":"(0x\h+)"/, 1] or next
+      type = line[/"type":"(\w+)"/, 1]
+      type = "IMEMO:#{line[/"imemo_type":"(\w+)"/, 1]}" if type == "IMEMO"
+      type = "THREAD" if type == "DATA" && line.include?('"struct":"VM/thread"')
+      kind[address] = type
+      list = line[/"references":\[([^\]]*)\]/, 1]
+      refs[address] = list ? list.scan(/0x\h+/) : []
+    end
+  end
+  stop = %w[CLASS MODULE ICLASS]
+  seen = {}
+  queue = roots.select { |r| kind[r] }
+  fail!("none of the gem's threads #{roots} is in #{path}") if queue.empty?
+  until queue.empty?
+    address = queue.pop
+    next if seen[address]
+
+    type = kind[address]
+    next if type.nil? || stop.include?(type)
+    next if type.start_with?("IMEMO:") && type != "IMEMO:env"
+    next if type == "THREAD" && !roots.include?(address)
+
+    seen[address] = true
+    refs[address].each { |r| queue << r unless seen[r] }
+  end
+  seen
+end
+
+dir = scratch
+sockets = File.join(dir, "sockets")
+port = free_port
+pidfile = File.join(dir, "puma.pid")
+env = {
+  "RUBYLIB" => GEM_LIB, "HEAPLEAK_CAPTURE_DIR" => sockets, "HEAPLEAK_CAPTURE_MIN_GAP" => "0",
+  "SHOP_PORT" => port.to_s, "SHOP_PIDFILE" => pidfile, "SHOP_RACKUP" => "quiet.ru"
+}
+log = File.join(dir, "puma.log")
+puma = Process.spawn(env, "puma", "-C", File.join(__dir__, "apps/puma.rb"), out: log, err: log, pgroup: true)
+load = nil
+stop_load = false
+series = {}
+begin
+  wait_until("puma's pidfile", 60) { File.exist?(pidfile) && File.size?(pidfile) }
+  master = File.read(pidfile).to_i
+  worker = wait_until("a worker socket", 60) do
+    (Dir.glob(File.join(sockets, "heapleak-*.sock")).map { |p| p[/(\d+)\.sock\z/, 1].to_i } - [master]).first
+  end
+  wait_until("puma answers", 30) do
+    Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/")).is_a?(Net::HTTPOK)
+  rescue SystemCallError
+    false
+  end
+  load = Thread.new do
+    until stop_load
+      Net::HTTP.start("127.0.0.1", port) { |http| http.get("/") }
+      sleep 0.01
+    end
+  end
+  { "three" => %w[A B C], "six" => %w[D1 D2 D3 D4 D5 D6] }.each do |label, names|
+    out = File.join(dir, label)
+    args = ["series", worker.to_s, "--dir", sockets, "--out", out, "--names", names.join(","),
+            "--interval", "0.5", "--mode", "fork", "--timeout", "120"]
+    args << "--trace" if label == "six"
+    stdout, stderr, code = capture(*args)
+    check(code.zero?, "#{label}: a #{names.size}-dump series of worker #{worker} (exit #{code}) #{stderr.lines.last}")
+    series[label] = stdout.split("\n")
+  end
+ensure
+  stop_load = true
+  load&.join
+  stop(puma)
+end
+
+series.each do |label, paths|
+  manifests = paths.map { |p| JSON.parse(File.read(p.sub(/\.json\.gz\z/, ".manifest.json"))) }
+  threads = manifests.map { |m| m.dig("capture_objects", "threads") || fail!("#{label}: no capture_objects.threads") }
+  reached = paths.zip(threads).map { |p, t| reachable_from(p, t) }
+  counts = reached.map(&:size)
+  puts "#{label}: objects reachable from the gem's threads per dump: #{counts.join(' -> ')}"
+  # The old gem kept each dump's answer (a Hash of ~15 objects) in an Array
+  # on its thread: +15 per dump. A few objects of slack for what a request
+  # in flight leaves on the thread's stack at the moment of the fork.
+  check(counts.max - counts.first <= 8,
+        "#{label}: the gem's objects do not grow over the series (#{counts.first} -> at most #{counts.max})")
+  check(counts.each_cons(2).count { |a, b| b > a } < counts.size - 1,
+        "#{label}: they do not grow in every interval")
+
+  out, err, status = Open3.capture3(heapleak, "explain", "--json", *paths)
+  fail!("#{label}: heapleak explain failed (#{status.exitstatus}): #{err}") unless status.success?
+  report = JSON.parse(out)
+  target = reached[-2] # explain's target is the second-to-last dump
+  own = report.fetch("leaks").select do |row|
+    [row.dig("holder", "address"), *row.fetch("path", [])].compact.any? { |a| target[a] }
+  end
+  puts "#{label}: explain: #{report['leaks'].size} leak rows (#{report['leaks'].map { |r| r['key'] }.join('; ')})"
+  check(own.empty?, "#{label}: no leak row is held through the gem's threads: #{own.map { |r| r['key'] }}")
+end
+FileUtils.rm_rf(dir)
+puts "1 passed, 0 failed"

@@ -79,6 +79,7 @@ module Heapleak
         @lock = Mutex.new
         @ticks = 0
         @last_capture_end = nil
+        @role = nil # a forked child is not its parent (the Puma master)
         # The parent's series (its tracing, its auto_compact) is not ours.
         @tracing_since = nil
         @tracing_since_gc = nil
@@ -267,11 +268,11 @@ module Heapleak
         info = { "id" => SecureRandom.hex(8), "names" => names, "interval" => interval, "every" => every,
                  "trace" => trace, "auto_compact_suspended" => auto_compact == true }
         started_tracing = false
-        out_dir = nil
+        # Made before A: nothing new on this thread's stack from dump to dump.
+        out ||= @config.out_dir
         names.each_with_index do |name, index|
           wait_for_next(name, interval, every, timeout, &progress) if index.positive?
-          out_dir = File.dirname(take(name, out: out, mode: mode, series: info.merge("index" => index),
-                                      &progress)["path"])
+          take(name, out: out, mode: mode, series: info.merge("index" => index), &progress)
           if trace && index.zero? && @tracing_since.nil?
             # Immediates (a Float, an Integer), not a Time: no object of ours
             # between dumps.
@@ -281,7 +282,7 @@ module Heapleak
             started_tracing = true
           end
         end
-        names.map { |name| reply_from_manifest(File.join(out_dir, "#{name}.json.gz")) }
+        names.map { |name| reply_from_manifest(File.join(out, "#{name}.json.gz")) }
       ensure
         if started_tracing
           ObjectSpace.trace_object_allocations_stop
@@ -401,4 +402,14 @@ if Process.respond_to?(:_fork)
     end
   end
   Process.singleton_class.prepend(Heapleak::Capture::ForkHook)
+end
+
+# HEAPLEAK_CAPTURE_DIR alone turns capture on in any Ruby program that
+# requires the gem (issue 40.6: plain Ruby needed an enable! call the docs
+# did not show). A setting it cannot use is said, never raised into the
+# application's boot.
+begin
+  Heapleak::Capture.enable_from_env!
+rescue Heapleak::Capture::CaptureError, ArgumentError => e
+  warn "heapleak-capture: not enabled: #{e.message}"
 end

@@ -2,6 +2,7 @@
 
 require "json"
 require "socket"
+require "io/wait"
 
 # The control socket: SOCKET_DIR/heapleak-PID.sock, mode 0600, in a folder
 # only this user may write. One request per connection, one JSON line:

@@ -268,6 +268,7 @@ module Heapleak
         info = { "id" => SecureRandom.hex(8), "names" => names, "interval" => interval, "every" => every,
                  "trace" => trace, "auto_compact_suspended" => auto_compact == true }
         started_tracing = false
+        prepare_tracer if trace && @tracing_since.nil?
         # Made before A: nothing new on this thread's stack from dump to dump.
         out ||= @config.out_dir
         names.each_with_index do |name, index|
@@ -294,6 +295,16 @@ module Heapleak
           @tracing_since_gc = nil
         end
         restore_auto_compact(auto_compact)
+      end
+
+      # The allocation tracer makes its objects (a DATA table held by the VM
+      # and two TracePoints) the first time tracing starts, and keeps them.
+      # Started after A, they were new between A and B and alive in C: a
+      # "held by ROOT vm" row in every first traced series of a process.
+      # Made before A (started and stopped at once), they are not new.
+      def prepare_tracer
+        ObjectSpace.trace_object_allocations_start
+        ObjectSpace.trace_object_allocations_stop
       end
 
       # Turns GC.auto_compact off; returns what it was (nil: not supported).

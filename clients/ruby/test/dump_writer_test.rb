@@ -80,6 +80,20 @@ class DumpWriterTest < Minitest::Test
       system("umount", mount)
     end
   end
+
+  # Issue 40.7: the forked child (and the compressor it starts) run at a
+  # lower priority than the worker; nice: 0 leaves them as they were.
+  def test_the_dumping_child_runs_at_a_lower_priority
+    out = File.join(private_dir, "out")
+    base = Process.getpriority(Process::PRIO_PROCESS, 0)
+    seen = File.join(File.dirname(out), "nice")
+    record = -> { File.write(seen, Process.getpriority(Process::PRIO_PROCESS, 0).to_s) }
+    DumpWriter.new(out_dir: out, before_dump: record).write("N", :fork)
+    assert_equal [base + 10, 19].min, File.read(seen).to_i
+    DumpWriter.new(out_dir: out, before_dump: record, nice: 0).write("Z", :fork)
+    assert_equal base, File.read(seen).to_i
+    assert_equal base, Process.getpriority(Process::PRIO_PROCESS, 0), "this process keeps its priority"
+  end
 end
 
 class RedactionTest < Minitest::Test

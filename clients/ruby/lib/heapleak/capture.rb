@@ -370,7 +370,8 @@ module Heapleak
         tracing = { "on" => !@tracing_since.nil?, "since" => @tracing_since && Time.at(@tracing_since).utc.iso8601(3),
                     "since_gc_count" => @tracing_since_gc }
         own = capture_objects
-        @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc, redact_key: @config.redact_key)
+        @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc, redact_key: @config.redact_key,
+                                 nice: @config.nice || 10)
         # The gap runs from the end of a capture that ran, even one that
         # failed midway; a request refused before this point leaves it be.
         begin

@@ -6,7 +6,7 @@
 module Heapleak
   module Capture
     Config = Struct.new(:socket_dir, :out_dir, :allow_inline, :min_gap, :dirty_fraction, :cgroup_dir,
-                        :signal, :gc, :redact, :redact_key_file, :request_timeout, :max_connections,
+                        :signal, :gc, :redact, :redact_key_file, :request_timeout, :max_connections, :nice,
                         keyword_init: true) do
       # HEAPLEAK_CAPTURE_DIR      the folder of the control sockets (turns capture on)
       # HEAPLEAK_CAPTURE_OUT      where dumps go by default (DIR/dumps)
@@ -21,6 +21,7 @@ module Heapleak
       #                           one random key per process
       # HEAPLEAK_CAPTURE_REQUEST_TIMEOUT  seconds a connection has to send its request (10)
       # HEAPLEAK_CAPTURE_MAX_CONNECTIONS  connections served at once (16)
+      # HEAPLEAK_CAPTURE_NICE     niceness added to the dumping child and the compressor (10; 0: none)
       def self.from_env(env = ENV)
         new(
           socket_dir: presence(env["HEAPLEAK_CAPTURE_DIR"]),
@@ -34,7 +35,8 @@ module Heapleak
           redact: %w[1 true yes].include?(env["HEAPLEAK_CAPTURE_REDACT"].to_s.downcase),
           redact_key_file: presence(env["HEAPLEAK_CAPTURE_REDACT_KEY_FILE"]),
           request_timeout: number(env["HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"], 10.0, "HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"),
-          max_connections: number(env["HEAPLEAK_CAPTURE_MAX_CONNECTIONS"], 16, "HEAPLEAK_CAPTURE_MAX_CONNECTIONS").to_i
+          max_connections: number(env["HEAPLEAK_CAPTURE_MAX_CONNECTIONS"], 16, "HEAPLEAK_CAPTURE_MAX_CONNECTIONS").to_i,
+          nice: number(env["HEAPLEAK_CAPTURE_NICE"], 10, "HEAPLEAK_CAPTURE_NICE").to_i
         )
       end
 

@@ -33,7 +33,14 @@ module Heapleak
       # (tests use it to hold a child still while they kill it).
       # redact_key: bytes; when given, every string value is redacted as it
       # is written (Redactor).
-      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil)
+      # nice: added to the niceness of the forked child and of the
+      # compressor (0: as this process). They compete with the worker's
+      # request threads for the CPU; at nice 10 the scheduler gives them a
+      # small share while requests are runnable (docs/capture.md has the
+      # figures). Nice is CPU only: the disk writes keep their priority
+      # (ioprio_set has no stdlib binding).
+      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil, nice: 10)
+        @nice = nice.to_i
         @out_dir = out_dir
         @gc = gc
         @redact_key = redact_key
@@ -91,6 +98,17 @@ module Heapleak
         end
       end
 
+      # Linux: PRIO_PROCESS with a pid sets the niceness of that thread (the
+      # main one), which the threads and processes it starts inherit.
+      def lower_priority(pid)
+        return if @nice <= 0
+
+        current = Process.getpriority(Process::PRIO_PROCESS, pid)
+        Process.setpriority(Process::PRIO_PROCESS, pid, [current + @nice, 19].min)
+      rescue SystemCallError
+        nil # the compressor already ended, or not permitted: no harm
+      end
+
       def alive?(pid)
         Process.kill(0, pid)
         true
@@ -104,6 +122,7 @@ module Heapleak
         result_r, result_w = IO.pipe
         env = @redact_key ? { "HEAPLEAK_CAPTURE_REDACT_KEY" => @redact_key.unpack1("H*") } : {}
         pid = Process.spawn(env, RbConfig.ruby, COMPRESSOR, tmp, in: input, out: result_w, err: File::NULL)
+        lower_priority(pid) unless @lowered # a child forked to dump is lowered already: the compressor inherits it
         result_w.close
         [pid, result_r]
       end
@@ -173,6 +192,8 @@ module Heapleak
       # and leave with exit! (no at_exit handler, no finalizer of the parent's).
       def dump_in_child(tmp, report_r, report_w)
         report_r.close
+        lower_priority(0)
+        @lowered = true
         t0 = now
         pipe_r, pipe_w = IO.pipe
         pid, result_r = spawn_compressor(tmp, pipe_r)

@@ -216,4 +216,25 @@ class ControlServerTest < Minitest::Test
       Process.wait(pid)
     end
   end
+
+  # Issue 42.5: at most max_connections are served at once; one more is
+  # answered "busy" at once, and an idle one is dropped after
+  # request_timeout, so idle connections cannot hold the socket.
+  def test_connections_are_capped_and_idle_ones_time_out
+    dir = private_dir
+    Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0, max_connections: 2, request_timeout: 1.0)
+    idle = Array.new(2) { UNIXSocket.new(Capture.server.path) }
+    sleep 0.3 # both accepted, each waiting for its request line
+    extra = UNIXSocket.new(Capture.server.path)
+    line = extra.wait_readable(5) && extra.gets
+    extra.close
+    answer = JSON.parse(line.to_s)
+    assert_equal "busy", answer["kind"], line
+    assert_match(/2 connections are being served/, answer["error"])
+    timed_out = idle.map { |s| s.wait_readable(10) && JSON.parse(s.gets.to_s) }
+    assert timed_out.all? { |a| a && a["error"].to_s.include?("no request line within 1.0 s") }, timed_out.inspect
+    assert request("method" => "status")["ok"], "served again once the idle ones timed out"
+  ensure
+    idle&.each(&:close)
+  end
 end

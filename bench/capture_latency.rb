@@ -104,8 +104,11 @@ def run_setting(label, nice)
   end
   sleep 2 # warm up
   base_from = now
+  base_stat = proc_stat(worker)
   sleep SECONDS
   base_to = now
+  base_cpu = (proc_stat(worker)[:cpu] - base_stat[:cpu]) / (base_to - base_from)
+  base_faults = (proc_stat(worker)[:minflt] - base_stat[:minflt]) / (base_to - base_from)
   windows = []
   ROUNDS.times do |i|
     before = proc_stat(worker)
@@ -117,6 +120,7 @@ def run_setting(label, nice)
     after = proc_stat(worker)
     manifest = JSON.parse(File.read(File.join(dir, "dumps", "D#{i}.manifest.json")))["capture"]
     windows << { from: t0, to: t1, pause: manifest["vm_pause_seconds"], dump: manifest["dump_seconds"],
+                 gc: manifest["gc_seconds"].to_f,
                  minflt: after[:minflt] - before[:minflt], cpu: after[:cpu] - before[:cpu],
                  mib: manifest["bytes_uncompressed"] / 1048576.0 }
     out.clear
@@ -132,12 +136,14 @@ def run_setting(label, nice)
   whole = all.select { |t, _| t >= base_from }.map(&:last)
   puts "== #{label} (#{HEAP_MB} MB heap, #{ROUNDS} fork-mode dumps)"
   puts summary("without capture (#{SECONDS.round} s)", base)
+  puts format("  worker without capture: %.2f CPU s/s, %.0f minor faults/s", base_cpu, base_faults)
   puts summary("whole run, dumps included", whole)
   puts summary("inside the dump windows", win)
   windows.each do |w|
-    puts format("  dump: window %.2f s, fork pause %.1f ms, child's dump %.2f s (%.0f MiB), " \
-                "worker: %d minor faults (copy-on-write), %.2f s CPU",
-                w[:to] - w[:from], w[:pause] * 1000, w[:dump], w[:mib], w[:minflt], w[:cpu])
+    puts format("  dump: window %.2f s, GC.start %.0f ms, fork pause %.1f ms, child's dump %.2f s (%.0f MiB); " \
+                "worker: %d minor faults (%.0f/s: copy-on-write), %.2f CPU s/s",
+                w[:to] - w[:from], w[:gc] * 1000, w[:pause] * 1000, w[:dump], w[:mib], w[:minflt],
+                w[:minflt] / (w[:to] - w[:from]), w[:cpu] / (w[:to] - w[:from]))
   end
 ensure
   if puma

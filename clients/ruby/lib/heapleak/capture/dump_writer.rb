@@ -20,7 +20,7 @@ module Heapleak
 
     class DumpWriter
       Result = Struct.new(:name, :path, :bytes, :bytes_uncompressed, :mode, :pause_seconds,
-                          :dump_seconds, :started_at, :finished_at, :redacted, keyword_init: true)
+                          :dump_seconds, :started_at, :finished_at, :redacted, :gc_seconds, keyword_init: true)
 
       NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
 
@@ -64,11 +64,15 @@ module Heapleak
         # Created by the compressor, exclusive and no-follow (SafeFile).
         tmp = SafeFile.temp_name(@out_dir, "#{name}.json.gz")
         started_at = Time.now
+        # The full GC before the dump stops this process too (all of its
+        # threads): timed apart from the fork's pause, it is often longer.
+        t_gc = now
         GC.start if @gc
+        gc_seconds = now - t_gc
         counts, pause, dump_seconds = mode == :fork ? write_forked(tmp) : write_inline(tmp)
         SafeFile.commit(tmp, final)
         Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
-                   mode: mode, pause_seconds: pause, dump_seconds: dump_seconds,
+                   mode: mode, pause_seconds: pause, dump_seconds: dump_seconds, gc_seconds: gc_seconds,
                    started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
       ensure
         File.unlink(tmp) if tmp && File.exist?(tmp)

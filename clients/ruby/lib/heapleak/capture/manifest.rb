@@ -42,6 +42,7 @@ module Heapleak
             "mode" => result.mode.to_s, "reason" => decision.reason,
             "vm_pause_seconds" => result.pause_seconds.round(6),
             "dump_seconds" => result.dump_seconds.round(6),
+            "gc_seconds" => result.gc_seconds&.round(6),
             "started_at" => result.started_at.utc.iso8601(6),
             "finished_at" => result.finished_at.utc.iso8601(6),
             "bytes" => result.bytes, "bytes_uncompressed" => result.bytes_uncompressed,

@@ -6,8 +6,7 @@
 #   ruby bench/capture_latency.rb [HEAP_MB] [SECONDS] [ROUNDS]
 # (defaults 300 MB of live heap per worker, 15 s of baseline load, 3 dumps
 # per setting). Settings: HEAPLEAK_CAPTURE_NICE=0 (the child and compressor
-# at the worker's priority, as before), the default (nice 10), and
-# HEAPLEAK_CAPTURE_GC=child (the full GC before the dump in the child).
+# at the worker's priority, as before) and the default (nice 10).
 require "json"
 require "net/http"
 require "open3"
@@ -66,7 +65,7 @@ rescue SystemCallError
   { minflt: 0, majflt: 0, cpu: 0 }
 end
 
-def run_setting(label, nice, gc = nil)
+def run_setting(label, nice)
   dir = Dir.mktmpdir("heapleak-capture-bench")
   File.chmod(0o700, dir)
   File.write(File.join(dir, "app.ru"), APP)
@@ -77,7 +76,6 @@ def run_setting(label, nice, gc = nil)
           "BENCH_PORT" => port.to_s, "BENCH_PIDFILE" => File.join(dir, "puma.pid"),
           "BENCH_RACKUP" => File.join(dir, "app.ru"), "BENCH_HEAP_MB" => HEAP_MB.to_s }
   env["HEAPLEAK_CAPTURE_NICE"] = nice.to_s unless nice.nil?
-  env["HEAPLEAK_CAPTURE_GC"] = gc if gc
   puma = Process.spawn(env, "puma", "-C", File.join(dir, "puma.rb"), out: File::NULL, err: File.join(dir, "log"),
                        pgroup: true)
   deadline = now + 180
@@ -122,8 +120,7 @@ def run_setting(label, nice, gc = nil)
     after = proc_stat(worker)
     manifest = JSON.parse(File.read(File.join(dir, "dumps", "D#{i}.manifest.json")))["capture"]
     windows << { from: t0, to: t1, pause: manifest["vm_pause_seconds"], dump: manifest["dump_seconds"],
-                 gc: manifest["gc_seconds"].to_f, child_gc: manifest["child_gc_seconds"].to_f,
-                 child_faults: manifest["child_minor_faults"].to_i,
+                 gc: manifest["gc_seconds"].to_f,
                  minflt: after[:minflt] - before[:minflt], cpu: after[:cpu] - before[:cpu],
                  mib: manifest["bytes_uncompressed"] / 1048576.0 }
     out.clear
@@ -143,11 +140,10 @@ def run_setting(label, nice, gc = nil)
   puts summary("whole run, dumps included", whole)
   puts summary("inside the dump windows", win)
   windows.each do |w|
-    puts format("  dump: window %.2f s, GC.start %.0f ms (in the child %.0f ms), fork pause %.1f ms, " \
-                "child's dump %.2f s (%.0f MiB, %d MiB copied); worker: %d minor faults (%.0f/s: copy-on-write), " \
-                "%.2f CPU s/s",
-                w[:to] - w[:from], w[:gc] * 1000, w[:child_gc] * 1000, w[:pause] * 1000, w[:dump], w[:mib],
-                w[:child_faults] * 4096 / 1048576, w[:minflt], w[:minflt] / (w[:to] - w[:from]), w[:cpu] / (w[:to] - w[:from]))
+    puts format("  dump: window %.2f s, GC.start %.0f ms, fork pause %.1f ms, child's dump %.2f s (%.0f MiB); " \
+                "worker: %d minor faults (%.0f/s: copy-on-write), %.2f CPU s/s",
+                w[:to] - w[:from], w[:gc] * 1000, w[:pause] * 1000, w[:dump], w[:mib], w[:minflt],
+                w[:minflt] / (w[:to] - w[:from]), w[:cpu] / (w[:to] - w[:from]))
   end
 ensure
   if puma
@@ -160,4 +156,3 @@ end
 puts "#{Etc.nprocessors} CPUs, load #{File.read('/proc/loadavg').split.first(3).join(' ')}, #{RUBY_DESCRIPTION}"
 run_setting("child and compressor at the worker's priority (HEAPLEAK_CAPTURE_NICE=0)", 0)
 run_setting("child and compressor at nice 10 (default)", nil)
-run_setting("nice 10 and the full GC in the child (HEAPLEAK_CAPTURE_GC=child)", nil, "child")

@@ -94,18 +94,6 @@ class DumpWriterTest < Minitest::Test
     assert_equal base, File.read(seen).to_i
     assert_equal base, Process.getpriority(Process::PRIO_PROCESS, 0), "this process keeps its priority"
   end
-
-  # gc: :child moves the full GC before a fork-mode dump into the child,
-  # where it stops no request: the child reports its GC time and faults.
-  def test_the_full_gc_can_run_in_the_child
-    out = File.join(private_dir, "out")
-    parent = DumpWriter.new(out_dir: out).write("P", :fork)
-    assert_operator parent.gc_seconds, :>, 0, "by default this process runs the GC"
-    child = DumpWriter.new(out_dir: out, gc: :child).write("C", :fork)
-    assert_operator child.gc_seconds, :<, 0.001, "no GC in this process"
-    assert_operator child.child_gc_seconds, :>, 0, "the child ran it"
-    assert_operator child.child_minor_faults, :>, 0
-  end
 end
 
 class RedactionTest < Minitest::Test

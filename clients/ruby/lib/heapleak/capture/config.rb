@@ -21,8 +21,6 @@ module Heapleak
       #                           one random key per process
       # HEAPLEAK_CAPTURE_REQUEST_TIMEOUT  seconds a connection has to send its request (10)
       # HEAPLEAK_CAPTURE_MAX_CONNECTIONS  connections served at once (16)
-      # HEAPLEAK_CAPTURE_GC       the full GC before a dump: parent (default: in this process),
-      #                           child (a fork-mode dump's child runs it), none
       # HEAPLEAK_CAPTURE_NICE     niceness added to the dumping child and the compressor (10; 0: none)
       def self.from_env(env = ENV)
         new(
@@ -33,22 +31,13 @@ module Heapleak
           dirty_fraction: number(env["HEAPLEAK_CAPTURE_DIRTY_FRACTION"], 0.5, "HEAPLEAK_CAPTURE_DIRTY_FRACTION"),
           cgroup_dir: presence(env["HEAPLEAK_CAPTURE_CGROUP"]),
           signal: presence(env["HEAPLEAK_CAPTURE_SIGNAL"]),
-          gc: gc_setting(env["HEAPLEAK_CAPTURE_GC"]),
+          gc: true,
           redact: %w[1 true yes].include?(env["HEAPLEAK_CAPTURE_REDACT"].to_s.downcase),
           redact_key_file: presence(env["HEAPLEAK_CAPTURE_REDACT_KEY_FILE"]),
           request_timeout: number(env["HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"], 10.0, "HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"),
           max_connections: number(env["HEAPLEAK_CAPTURE_MAX_CONNECTIONS"], 16, "HEAPLEAK_CAPTURE_MAX_CONNECTIONS").to_i,
           nice: number(env["HEAPLEAK_CAPTURE_NICE"], 10, "HEAPLEAK_CAPTURE_NICE").to_i
         )
-      end
-
-      def self.gc_setting(text)
-        case text.to_s.downcase
-        when "", "parent", "1", "true" then true
-        when "child" then :child
-        when "none", "0", "false" then false
-        else raise CaptureError, "HEAPLEAK_CAPTURE_GC is parent, child or none, not #{text.inspect}"
-        end
       end
 
       def self.presence(value) = value.to_s.empty? ? nil : value

@@ -20,8 +20,7 @@ module Heapleak
 
     class DumpWriter
       Result = Struct.new(:name, :path, :bytes, :bytes_uncompressed, :mode, :pause_seconds,
-                          :dump_seconds, :started_at, :finished_at, :redacted, :gc_seconds, :child_gc_seconds,
-                          :child_minor_faults, keyword_init: true)
+                          :dump_seconds, :started_at, :finished_at, :redacted, :gc_seconds, keyword_init: true)
 
       NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
 
@@ -66,19 +65,15 @@ module Heapleak
         tmp = SafeFile.temp_name(@out_dir, "#{name}.json.gz")
         started_at = Time.now
         # The full GC before the dump stops this process too (all of its
-        # threads): timed apart from the fork's pause, it is often longer
-        # (bench/capture_latency.rb). gc: :child runs it in the forked child
-        # instead, where it stops no request (the child copies the pages
-        # its sweep writes: its minor faults are reported).
+        # threads): timed apart from the fork's pause, it is often longer.
         t_gc = now
-        GC.start if @gc == true || (@gc == :child && mode != :fork)
+        GC.start if @gc
         gc_seconds = now - t_gc
         counts, pause, dump_seconds = mode == :fork ? write_forked(tmp) : write_inline(tmp)
         SafeFile.commit(tmp, final)
         Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
                    mode: mode, pause_seconds: pause, dump_seconds: dump_seconds, gc_seconds: gc_seconds,
-                   started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true,
-                   child_gc_seconds: counts["gc_seconds"], child_minor_faults: counts["minor_faults"])
+                   started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
       ensure
         File.unlink(tmp) if tmp && File.exist?(tmp)
       end
@@ -105,14 +100,6 @@ module Heapleak
         rescue SystemCallError
           nil
         end
-      end
-
-      # The pages this (forked) process copied so far: its minor faults.
-      def minor_faults
-        stat = File.read("/proc/self/stat")
-        stat[(stat.rindex(")") + 2)..].split[7].to_i
-      rescue SystemCallError
-        nil
       end
 
       # Linux: PRIO_PROCESS with a pid sets the niceness of that thread (the
@@ -212,8 +199,6 @@ module Heapleak
         lower_priority(0)
         @lowered = true
         t0 = now
-        GC.start if @gc == :child
-        gc_seconds = now - t0
         pipe_r, pipe_w = IO.pipe
         pid, result_r = spawn_compressor(tmp, pipe_r)
         pipe_r.close
@@ -226,8 +211,7 @@ module Heapleak
           pipe_w.close unless pipe_w.closed?
         end
         counts = finish_compressor(pid, result_r)
-        report_w.write(JSON.generate(counts.merge("seconds" => now - t0, "gc_seconds" => gc_seconds,
-                                                  "minor_faults" => minor_faults)))
+        report_w.write(JSON.generate(counts.merge("seconds" => now - t0)))
         report_w.close
         exit!(0)
       rescue Exception => e # rubocop:disable Lint/RescueException

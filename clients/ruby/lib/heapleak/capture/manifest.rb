@@ -43,8 +43,6 @@ module Heapleak
             "vm_pause_seconds" => result.pause_seconds.round(6),
             "dump_seconds" => result.dump_seconds.round(6),
             "gc_seconds" => result.gc_seconds&.round(6),
-            "child_gc_seconds" => result.child_gc_seconds&.round(6),
-            "child_minor_faults" => result.child_minor_faults,
             "started_at" => result.started_at.utc.iso8601(6),
             "finished_at" => result.finished_at.utc.iso8601(6),
             "bytes" => result.bytes, "bytes_uncompressed" => result.bytes_uncompressed,

@@ -17,10 +17,17 @@ class SeriesTest < Minitest::Test
   def test_tracing_runs_from_after_the_first_dump_to_the_last
     dir = enable
     kept = []
-    worker = Thread.new { 200.times { kept << "traced-#{rand}"; sleep 0.002 } }
-    answer = request("method" => "series", "names" => %w[A B C], "interval" => 0.3, "trace" => true,
-                     "out" => File.join(dir, "s"))
-    worker.join
+    series = Thread.new do
+      request("method" => "series", "names" => %w[A B C], "interval" => 0.3, "trace" => true,
+              "out" => File.join(dir, "s"))
+    end
+    # Allocates until the series ends, however long its dumps take (200
+    # appends could end before tracing began on a busy machine).
+    while series.alive?
+      kept << "traced-#{rand}"
+      sleep 0.002
+    end
+    answer = series.value
     assert answer["ok"], answer["error"]
     paths = answer["result"]["dumps"].map { |d| d["path"] }
     sites = paths.map { |p| dump_records(p).count { |r| r["file"] == __FILE__ } }

@@ -224,7 +224,8 @@ class ControlServerTest < Minitest::Test
     dir = private_dir
     Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0, max_connections: 2, request_timeout: 1.0)
     idle = Array.new(2) { UNIXSocket.new(Capture.server.path) }
-    sleep 0.3 # both accepted, each waiting for its request line
+    deadline = Time.now + 10
+    sleep 0.05 until Capture.server.connections == 2 || Time.now > deadline # both accepted, waiting for a line
     extra = UNIXSocket.new(Capture.server.path)
     line = extra.wait_readable(5) && extra.gets
     extra.close

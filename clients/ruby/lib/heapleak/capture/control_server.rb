@@ -25,6 +25,9 @@ module Heapleak
 
       attr_reader :path, :pid
 
+      # Connections being served now (at most max_connections).
+      def connections = @count_lock.synchronize { @connections }
+
       def initialize(config)
         @pid = Process.pid
         @request_timeout = config.request_timeout || 10.0

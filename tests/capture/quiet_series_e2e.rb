@@ -2,11 +2,13 @@
 
 # Issue 40.1: the gem must not be the leak it reports. Puma in cluster mode
 # serves a LEAK-FREE app under light load; a worker is captured with a 3-dump
-# and a 6-dump (traced) series. In every dump, the objects reachable from the
+# and a 6-dump (traced) series; then a Sidekiq process (real redis-server)
+# running a job that keeps nothing, with a 3-dump traced series. In every dump, the objects reachable from the
 # gem's own threads (listed by address in each manifest's capture_objects)
 # are counted from the dump itself: that count must not grow over a series,
 # no row `heapleak explain` reports as a leak may be held through them (nor
-# hold the allocation tracer's objects), and `heapleak check` passes.
+# hold the allocation tracer's objects), and `heapleak check` passes on the
+# Puma series (Sidekiq's own bookkeeping is not this gem's to judge).
 # usage: ruby tests/capture/quiet_series_e2e.rb HEAPLEAK
 require_relative "support"
 require "net/http"
@@ -97,6 +99,44 @@ ensure
   stop(puma)
 end
 
+redis_socket = File.join(dir, "redis.sock")
+redis = Process.spawn("redis-server", "--port", "0", "--unixsocket", redis_socket, "--unixsocketperm", "700",
+                      "--save", "", "--appendonly", "no", "--dir", dir, out: File::NULL, err: File::NULL)
+sidekiq = nil
+feeder = nil
+stop_feed = false
+begin
+  wait_until("redis-server's socket", 30) { File.socket?(redis_socket) }
+  env = { "RUBYLIB" => GEM_LIB, "HEAPLEAK_CAPTURE_DIR" => sockets, "HEAPLEAK_CAPTURE_MIN_GAP" => "0",
+          "REDIS_URL" => "unix://#{redis_socket}", "QUIET" => "1" }
+  jobs = File.join(__dir__, "apps/jobs.rb")
+  sidekiq = Process.spawn(env, "sidekiq", "-r", jobs, "-c", "2", out: File.join(dir, "sidekiq.log"),
+                                                                 err: File.join(dir, "sidekiq.log"))
+  wait_until("sidekiq's capture socket", 60) { File.socket?(File.join(sockets, "heapleak-#{sidekiq}.sock")) }
+  ENV["REDIS_URL"] = env["REDIS_URL"]
+  ENV["QUIET"] = "1"
+  $LOAD_PATH.unshift(GEM_LIB)
+  require jobs
+  feeder = Thread.new do
+    n = 0
+    until stop_feed
+      ReportJob.perform_async("acct-#{n % 7}", n)
+      n += 1
+      sleep 0.005
+    end
+  end
+  out = File.join(dir, "sidekiq")
+  stdout, stderr, code = capture("series", sidekiq.to_s, "--dir", sockets, "--out", out, "--every", "100",
+                                 "--trace", "--timeout", "120")
+  check(code.zero?, "sidekiq: a 3-dump series every 100 jobs (exit #{code}) #{stderr.lines.last}")
+  series["sidekiq"] = stdout.split("\n")
+ensure
+  stop_feed = true
+  feeder&.join
+  stop(sidekiq)
+  stop(redis)
+end
+
 series.each do |label, paths|
   manifests = paths.map { |p| JSON.parse(File.read(p.sub(/\.json\.gz\z/, ".manifest.json"))) }
   threads = manifests.map { |m| m.dig("capture_objects", "threads") || fail!("#{label}: no capture_objects.threads") }
@@ -129,7 +169,11 @@ series.each do |label, paths|
   # The app keeps nothing: the CI gate passes on its series (issue 40's
   # "done when"; the gem's rows used to make it exit 5).
   _, err, status = Open3.capture3(heapleak, "check", paths[0], paths[-2], paths[-1])
-  check(status.exitstatus.zero?, "#{label}: heapleak check passes on the leak-free app (exit #{status.exitstatus}) #{err}")
+  if label == "sidekiq"
+    puts "#{label}: heapleak check exits #{status.exitstatus} (not asserted: Sidekiq's own state)"
+  else
+    check(status.exitstatus.zero?, "#{label}: heapleak check passes on the leak-free app (exit #{status.exitstatus}) #{err}")
+  end
 end
 FileUtils.rm_rf(dir) unless ENV["KEEP"]
 puts dir if ENV["KEEP"]

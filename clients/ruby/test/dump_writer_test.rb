@@ -94,6 +94,16 @@ class DumpWriterTest < Minitest::Test
     assert_equal base, File.read(seen).to_i
     assert_equal base, Process.getpriority(Process::PRIO_PROCESS, 0), "this process keeps its priority"
   end
+
+  # Issue 42.7 (the gem's part): while the child dumps, this process sends
+  # heartbeats, so a client may give up on silence without cutting a long
+  # dump short.
+  def test_heartbeats_while_the_child_dumps
+    out = File.join(private_dir, "out")
+    beats = 0
+    DumpWriter.new(out_dir: out, before_dump: -> { sleep 2.5 }, heartbeat: -> { beats += 1 }).write("H", :fork)
+    assert_operator beats, :>=, 1
+  end
 end
 
 class RedactionTest < Minitest::Test

@@ -359,7 +359,7 @@ module Heapleak
         end
       end
 
-      def take(name, out:, mode:, series:)
+      def take(name, out:, mode:, series:, &progress)
         decision = governor.decide(requested: mode&.to_sym)
         raise CaptureError, decision.reason if decision.refused?
 
@@ -370,8 +370,10 @@ module Heapleak
         tracing = { "on" => !@tracing_since.nil?, "since" => @tracing_since && Time.at(@tracing_since).utc.iso8601(3),
                     "since_gc_count" => @tracing_since_gc }
         own = capture_objects
+        started = now
+        heartbeat = progress && -> { progress.call({ "event" => "heartbeat", "name" => name, "seconds" => (now - started).round(1) }) }
         @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc, redact_key: @config.redact_key,
-                                 nice: @config.nice || 10)
+                                 nice: @config.nice || 10, heartbeat: heartbeat)
         # The gap runs from the end of a capture that ran, even one that
         # failed midway; a request refused before this point leaves it be.
         begin

@@ -24,6 +24,8 @@ module Heapleak
 
       NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
 
+      HEARTBEAT = 1.0
+
       # The compressor runs as a process of its own (compressor.rb).
       COMPRESSOR = File.expand_path("compressor.rb", __dir__)
 
@@ -39,7 +41,12 @@ module Heapleak
       # small share while requests are runnable (docs/capture.md has the
       # figures). Nice is CPU only: the disk writes keep their priority
       # (ioprio_set has no stdlib binding).
-      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil, nice: 10)
+      # heartbeat: called about every HEARTBEAT seconds while this process
+      # waits for the dumping child or the compressor, so that a client can
+      # hold a deadline on silence (an inline dump_all itself stops the VM:
+      # no heartbeat can be sent during it).
+      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil, nice: 10, heartbeat: nil)
+        @heartbeat = heartbeat
         @nice = nice.to_i
         @out_dir = out_dir
         @gc = gc
@@ -102,6 +109,24 @@ module Heapleak
         end
       end
 
+      # IO#read, with a heartbeat every HEARTBEAT seconds of silence.
+      def read_all(io)
+        return io.read unless @heartbeat
+
+        text = +""
+        loop do
+          unless io.wait_readable(HEARTBEAT)
+            @heartbeat.call
+            next
+          end
+          chunk = io.read_nonblock(1 << 16, exception: false)
+          break if chunk.nil?
+
+          text << chunk if chunk.is_a?(String)
+        end
+        text
+      end
+
       # Linux: PRIO_PROCESS with a pid sets the niceness of that thread (the
       # main one), which the threads and processes it starts inherit.
       def lower_priority(pid)
@@ -132,7 +157,7 @@ module Heapleak
       end
 
       def finish_compressor(pid, result_r)
-        text = result_r.read
+        text = read_all(result_r)
         result_r.close
         _, status = Process.wait2(pid)
         counts = begin
@@ -173,7 +198,7 @@ module Heapleak
         end
         pause = now - t0
         report_w.close
-        text = report_r.read
+        text = read_all(report_r)
         report_r.close
         _, status = Process.wait2(@child_pid)
         report = begin
@@ -198,6 +223,7 @@ module Heapleak
         report_r.close
         lower_priority(0)
         @lowered = true
+        @heartbeat = nil # the client's socket is the parent's to write
         t0 = now
         pipe_r, pipe_w = IO.pipe
         pid, result_r = spawn_compressor(tmp, pipe_r)

@@ -121,4 +121,16 @@ class SafeFileTest < Minitest::Test
     assert_nil result["signal"], "no fallback trigger that would dump there"
     assert_match(/writable by others/, File.read(File.join(dir, "stderr")))
   end
+
+  # The socket folder's parents follow the same rule (42.4): a folder under
+  # one another user owns is refused, not made.
+  def test_a_socket_folder_below_another_users_folder_is_refused
+    dir = private_dir
+    theirs = File.join(dir, "theirs")
+    Dir.mkdir(theirs, 0o755)
+    File.chown(other_uid, nil, theirs)
+    error = assert_raises(Capture::CaptureError) { Capture::ControlServer.ensure_private_dir(File.join(theirs, "sockets")) }
+    assert_match(/the socket folder #{Regexp.escape(theirs)} \(above .*sockets\) belongs to uid #{other_uid}/, error.message)
+    refute File.exist?(File.join(theirs, "sockets"))
+  end
 end

@@ -3,6 +3,7 @@
 require "json"
 require "socket"
 require "io/wait"
+require_relative "safe_file"
 
 # The control socket: SOCKET_DIR/heapleak-PID.sock, mode 0600, in a folder
 # only this user may write. One request per connection, one JSON line:
@@ -55,6 +56,9 @@ module Heapleak
       # made 0700 when missing, refused when another user owns it, others may
       # write it, or it is a symbolic link.
       def self.ensure_private_dir(dir)
+        # The folders above it by SafeFile's rule: another user who may
+        # rename one of them could swap this folder for theirs.
+        SafeFile.check_chain(File.dirname(File.expand_path(dir)), "the socket folder", dir)
         Dir.mkdir(dir, 0o700) unless File.exist?(dir) || File.symlink?(dir)
         stat = File.lstat(dir)
         raise CaptureError, "#{dir} is a symbolic link: refused" if stat.symlink?

@@ -133,4 +133,20 @@ class SafeFileTest < Minitest::Test
     assert_match(/the socket folder #{Regexp.escape(theirs)} \(above .*sockets\) belongs to uid #{other_uid}/, error.message)
     refute File.exist?(File.join(theirs, "sockets"))
   end
+
+  # An out folder that is a symlink another user planted (as /tmp/series
+  # could be) is not followed into a folder of their choosing.
+  def test_an_output_folder_that_is_another_users_symlink_is_refused
+    dir = private_dir
+    enable(dir)
+    target = File.join(dir, "mine")
+    Dir.mkdir(target, 0o700)
+    link = File.join(dir, "series")
+    File.symlink(target, link)
+    File.lchown(other_uid, nil, link)
+    answer = request("method" => "dump", "name" => "A", "out" => link)
+    refute answer["ok"]
+    assert_match(/is a symbolic link of uid #{other_uid}/, answer["error"])
+    assert_empty Dir.children(target)
+  end
 end

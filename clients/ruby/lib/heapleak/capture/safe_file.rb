@@ -29,6 +29,13 @@ module Heapleak
             nil # made meanwhile: checked below like any folder
           end
         end
+        link = File.lstat(dir)
+        # A link another user made (in /tmp, say) would send our files into
+        # a folder of their choosing: only ours or root's are followed.
+        if link.symlink? && !(link.uid == Process.euid || link.uid.zero?)
+          raise CaptureError, "#{what} #{dir} is a symbolic link of uid #{link.uid}, not of this user " \
+                              "(#{Process.euid}) or root: refused"
+        end
         check_chain(dir, what)
         dir
       rescue SystemCallError => e

@@ -18,8 +18,16 @@ Heapleak::Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0)
 client = Heapleak::Capture::ControlClient.new(Heapleak::Capture.server.path)
 
 def series(client, out, compact: false)
-  worker = Thread.new { 300.times { KEPT << "kept #{rand}"; sleep 0.002 } }
   request = Thread.new { client.request("method" => "series", "names" => %w[A B C], "interval" => 0.4, "out" => out) }
+  # Grows until the series is done: A < B < C whatever the dumps take. (300
+  # appends could end before C; the gem's own Array used to hide that by
+  # being a growing row itself.)
+  worker = Thread.new do
+    while request.alive?
+      KEPT << "kept #{rand}"
+      sleep 0.002
+    end
+  end
   if compact
     sleep 0.05 until File.exist?(File.join(out, "A.manifest.json"))
     GC.compact

@@ -31,6 +31,12 @@ begin
     found.size >= 2 && found
   end
   check(File.stat(File.join(sockets, "heapleak-#{workers[0]}.sock")).mode & 0o777 == 0o600, "worker sockets are 0600")
+  listed, = capture("list", "--dir", sockets)
+  roles = listed.lines.to_h { |l| f = l.chomp.split("\t"); [f[0].to_i, f[2]] }
+  check(roles[master] == "puma master" && workers.all? { |w| roles[w] == "puma worker" },
+        "list marks the Puma master and its workers: #{roles}")
+  _, stderr, code = capture("series", master.to_s, "--dir", sockets, "--out", File.join(dir, "master"), "--every", "10")
+  check(code == 1 && stderr.include?("is the Puma master"), "a series --every of the master is refused (exit #{code})")
   wait_until("puma answers", 30) do
     Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/")).is_a?(Net::HTTPOK)
   rescue SystemCallError
@@ -80,7 +86,7 @@ begin
   inline = JSON.parse(File.read(File.join(dir, "inline", "I.manifest.json")))["capture"]
 
   _, stderr, code = capture("dump", "999999999", "--dir", sockets, "--out", File.join(dir, "none"))
-  check(code == 1 && stderr.include?("no capture socket"), "a pid with no socket is a clear error")
+  check(code == 13 && stderr.include?("no capture socket"), "a pid with no socket is a clear error, exit 13 as in heapleak capture")
 ensure
   stop_load = true
   load&.join

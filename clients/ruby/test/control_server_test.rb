@@ -128,4 +128,114 @@ class ControlServerTest < Minitest::Test
     Capture.disable!
     refute File.exist?(path)
   end
+
+  # Issue 40.3: only a capture that ran starts the gap. A request refused
+  # for the rate limit, or by the governor, leaves it where it was.
+  def test_a_refused_request_does_not_restart_the_gap
+    dir = enable
+    assert request("method" => "dump", "name" => "A", "out" => File.join(dir, "a"))["ok"]
+    Capture.config.min_gap = 30
+    sleep 1.0
+    first = request("method" => "dump", "name" => "B", "out" => File.join(dir, "b"))
+    assert_match(/rate limit/, first["error"])
+    sleep 1.0
+    second = request("method" => "dump", "name" => "B", "out" => File.join(dir, "b"))
+    wait = ->(answer) { answer["error"][/allowed in ([\d.]+) s/, 1].to_f }
+    assert_operator wait.call(second), :<, wait.call(first) - 0.5, "the refused request did not restart the gap"
+
+    Capture.disable!
+    Capture.enable!(socket_dir: File.join(dir, "sockets2"), min_gap: 30, allow_inline: false)
+    Capture.instance_variable_set(:@governor, Capture::Governor.new(memory: FakeMemory.new(room: 0, rss: 1 << 30)))
+    refused = request("method" => "dump", "name" => "C", "out" => File.join(dir, "c"))
+    assert_equal "refused", refused["kind"]
+    assert_equal 0.0, request("method" => "status")["result"]["next_capture_in"], "a refused capture starts no gap"
+  end
+
+  # Issue 42.5: a process out of fds with many connections waiting. Before,
+  # the first EMFILE ended the accept loop for good; now it retries with one
+  # log line, idle connections time out, and the socket serves again.
+  def test_the_socket_serves_again_after_running_out_of_fds
+    dir = private_dir
+    sockets = File.join(dir, "sockets")
+    ready_r, ready_w = IO.pipe
+    go_r, go_w = IO.pipe
+    pid = fork do
+      ready_r.close
+      go_w.close
+      $stderr.reopen(File.join(dir, "stderr"))
+      Process.setrlimit(Process::RLIMIT_NOFILE, 64)
+      ENV["HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"] = "1"
+      ENV["HEAPLEAK_CAPTURE_MAX_CONNECTIONS"] = "8"
+      Capture.enable!(socket_dir: sockets, min_gap: 0)
+      hogs = []
+      begin
+        loop { hogs << File.open(File::NULL) }
+      rescue Errno::EMFILE
+        nil
+      end
+      ready_w.write("r")
+      go_r.read(1) # the parent has opened its connections: give the fds back
+      hogs.each(&:close)
+      sleep 60
+      exit!(0)
+    end
+    ready_w.close
+    go_r.close
+    begin
+      ready_r.read(1)
+      path = File.join(sockets, "heapleak-#{pid}.sock")
+      idle = Array.new(40) { UNIXSocket.new(path) } # in the backlog, or refused once it is full
+    rescue Errno::EAGAIN, Errno::ECONNREFUSED
+      idle ||= []
+    end
+    begin
+      sleep 1.0 # accept fails with EMFILE meanwhile
+      go_w.write("g")
+      go_w.close
+      answer = nil
+      deadline = Time.now + 30
+      until answer&.dig("ok") || Time.now > deadline
+        begin
+          socket = UNIXSocket.new(path)
+          socket.write(JSON.generate("method" => "status") + "\n")
+          line = socket.wait_readable(5) && socket.gets
+          answer = line && JSON.parse(line)
+        rescue SystemCallError
+          nil
+        ensure
+          socket&.close
+        end
+        sleep 0.2 unless answer&.dig("ok")
+      end
+      assert answer&.dig("ok"), "the socket serves again: #{answer.inspect}"
+      assert_equal pid, answer["result"]["pid"]
+      assert_match(/accept on .* failed \(Too many open files/, File.read(File.join(dir, "stderr")))
+    ensure
+      idle&.each(&:close)
+      Process.kill(:KILL, pid)
+      Process.wait(pid)
+    end
+  end
+
+  # Issue 42.5: at most max_connections are served at once; one more is
+  # answered "busy" at once, and an idle one is dropped after
+  # request_timeout, so idle connections cannot hold the socket.
+  def test_connections_are_capped_and_idle_ones_time_out
+    dir = private_dir
+    Capture.enable!(socket_dir: File.join(dir, "sockets"), min_gap: 0, max_connections: 2, request_timeout: 1.0)
+    idle = Array.new(2) { UNIXSocket.new(Capture.server.path) }
+    deadline = Time.now + 10
+    sleep 0.05 until Capture.server.connections == 2 || Time.now > deadline # both accepted, waiting for a line
+    extra = UNIXSocket.new(Capture.server.path)
+    line = extra.wait_readable(5) && extra.gets
+    extra.close
+    answer = JSON.parse(line.to_s)
+    assert_equal "busy", answer["kind"], line
+    assert_match(/2 connections are being served/, answer["error"])
+    timed_out = idle.map { |s| s.wait_readable(10) && JSON.parse(s.gets.to_s) }
+    assert timed_out.all? { |a| a && a["error"].to_s.include?("no request line within 1.0 s") }, timed_out.inspect
+    assert request("method" => "status")["ok"], "served again once the idle ones timed out"
+  ensure
+    idle&.each(&:close)
+  end
 end

@@ -80,6 +80,30 @@ class DumpWriterTest < Minitest::Test
       system("umount", mount)
     end
   end
+
+  # Issue 40.7: the forked child (and the compressor it starts) run at a
+  # lower priority than the worker; nice: 0 leaves them as they were.
+  def test_the_dumping_child_runs_at_a_lower_priority
+    out = File.join(private_dir, "out")
+    base = Process.getpriority(Process::PRIO_PROCESS, 0)
+    seen = File.join(File.dirname(out), "nice")
+    record = -> { File.write(seen, Process.getpriority(Process::PRIO_PROCESS, 0).to_s) }
+    DumpWriter.new(out_dir: out, before_dump: record).write("N", :fork)
+    assert_equal [base + 10, 19].min, File.read(seen).to_i
+    DumpWriter.new(out_dir: out, before_dump: record, nice: 0).write("Z", :fork)
+    assert_equal base, File.read(seen).to_i
+    assert_equal base, Process.getpriority(Process::PRIO_PROCESS, 0), "this process keeps its priority"
+  end
+
+  # Issue 42.7 (the gem's part): while the child dumps, this process sends
+  # heartbeats, so a client may give up on silence without cutting a long
+  # dump short.
+  def test_heartbeats_while_the_child_dumps
+    out = File.join(private_dir, "out")
+    beats = 0
+    DumpWriter.new(out_dir: out, before_dump: -> { sleep 2.5 }, heartbeat: -> { beats += 1 }).write("H", :fork)
+    assert_operator beats, :>=, 1
+  end
 end
 
 class RedactionTest < Minitest::Test
@@ -111,5 +135,20 @@ class RedactionTest < Minitest::Test
 
   def test_a_short_key_is_refused
     assert_raises(ArgumentError) { Heapleak::Capture::Redactor.new("short") }
+  end
+
+  # Issue 42.6: a dynamic Symbol made from user data keeps its text in its
+  # SYMBOL record's "value"; before, only STRING records were redacted.
+  def test_dynamic_symbol_values_are_redacted_too
+    secret = "sym_secret_#{rand(1 << 40)}_customer"
+    DumpWriterTest::KEEP << secret.to_sym
+    out = File.join(private_dir, "out")
+    path = Heapleak::Capture::DumpWriter.new(out_dir: out, redact_key: "k" * 32).write("S", :inline).path
+    text = Zlib::GzipReader.open(path, &:read)
+    refute_includes text, "sym_secret_", "the Symbol's text is gone"
+    symbols = text.each_line.map { |l| JSON.parse(l) }.select { |r| r["type"] == "SYMBOL" && r["value"] }
+    refute_empty symbols
+    assert symbols.all? { |r| r["value"].match?(/\A\h*\z/) }, "every Symbol value is a hash"
+    symbols.each { |r| assert_equal r["bytesize"], r["value"].bytesize if r["bytesize"] }
   end
 end

@@ -98,4 +98,39 @@ class ProcessTest < Minitest::Test
     end
     assert_equal({ "enabled" => false, "server" => true }, result)
   end
+
+  # Issue 40.6: in plain Ruby the variable alone is enough.
+  def test_requiring_the_gem_with_the_variable_set_enables_it
+    dir = private_dir
+    sockets = File.join(dir, "sockets")
+    lib = File.expand_path("../lib", __dir__)
+    out = IO.popen({ "HEAPLEAK_CAPTURE_DIR" => sockets }, [RbConfig.ruby, "-I#{lib}", "-e",
+                                                          'require "heapleak/capture"; ' \
+                                                          'print Heapleak::Capture.enabled?, " ", File.socket?(Heapleak::Capture.server.path)'],
+                   &:read)
+    assert_equal "true true", out
+  end
+
+  # The Puma master (before_fork runs there) says what it is, and refuses
+  # a series --every: it serves no request, the series would wait for ever.
+  def test_the_puma_master_says_so_and_refuses_a_series_every_n_requests
+    require "heapleak/capture/puma"
+    dir = private_dir
+    result = in_child do
+      dsl = Class.new do
+        attr_reader :hooks
+
+        def before_fork(&block) = (@hooks ||= {})[:before_fork] = block
+        def on_worker_boot(&block) = (@hooks ||= {})[:on_worker_boot] = block
+      end.new
+      Capture::Puma.install(dsl, socket_dir: File.join(dir, "sockets"), min_gap: 0)
+      dsl.hooks[:before_fork].call
+      answer = request("method" => "series", "names" => %w[A B], "every" => 10, "out" => File.join(dir, "s"))
+      { "role" => request("method" => "status")["result"]["role"], "error" => answer["error"],
+        "wrote" => File.exist?(File.join(dir, "s")) }
+    end
+    assert_equal "puma master", result["role"]
+    assert_match(/is the Puma master: it serves no requests/, result["error"])
+    refute result["wrote"], "nothing dumped"
+  end
 end

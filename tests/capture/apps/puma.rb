@@ -8,5 +8,5 @@ workers 2
 threads 2, 4
 bind "tcp://127.0.0.1:#{ENV.fetch('SHOP_PORT')}"
 pidfile ENV.fetch("SHOP_PIDFILE")
-rackup File.expand_path("shop.ru", __dir__)
+rackup File.expand_path(ENV.fetch("SHOP_RACKUP", "shop.ru"), __dir__)
 Heapleak::Capture::Puma.install(self)

@@ -3,7 +3,7 @@
 # The compressor, run as its own process by DumpWriter:
 #   ruby compressor.rb PATH   (stdin: the dump; HEAPLEAK_CAPTURE_REDACT_KEY: a
 #                              hex key to redact string values with)
-# writes gzip level 1 to PATH (created O_EXCL, mode 0600, fsynced) and prints
+# writes gzip level 1 to PATH (created O_EXCL|O_NOFOLLOW, mode 0600, fsynced) and prints
 # one JSON line: the byte counts, or the error (then PATH is removed). Its own
 # process, so the dumping one never waits on a Ruby thread of its own while
 # dump_all walks the heap.
@@ -20,7 +20,7 @@ begin
     require_relative "redactor"
     redactor = Heapleak::Capture::Redactor.new([key].pack("H*"))
   end
-  File.open(path, File::WRONLY | File::CREAT | File::EXCL, 0o600) do |file|
+  File.open(path, File::WRONLY | File::CREAT | File::EXCL | File::NOFOLLOW, 0o600) do |file|
     gz = Zlib::GzipWriter.new(file, 1)
     if redactor
       $stdin.binmode

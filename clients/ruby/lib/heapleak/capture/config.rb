@@ -6,7 +6,8 @@
 module Heapleak
   module Capture
     Config = Struct.new(:socket_dir, :out_dir, :allow_inline, :min_gap, :dirty_fraction, :cgroup_dir,
-                        :signal, :gc, :redact, :redact_key_file, keyword_init: true) do
+                        :signal, :gc, :redact, :redact_key_file, :request_timeout, :max_connections, :nice,
+                        keyword_init: true) do
       # HEAPLEAK_CAPTURE_DIR      the folder of the control sockets (turns capture on)
       # HEAPLEAK_CAPTURE_OUT      where dumps go by default (DIR/dumps)
       # HEAPLEAK_CAPTURE_INLINE   1: inline dumps allowed when a fork has no room
@@ -18,6 +19,9 @@ module Heapleak
       # HEAPLEAK_CAPTURE_REDACT   1: every string value is redacted as it is written
       # HEAPLEAK_CAPTURE_REDACT_KEY_FILE  the key (>= 16 bytes), shared by a fleet; else
       #                           one random key per process
+      # HEAPLEAK_CAPTURE_REQUEST_TIMEOUT  seconds a connection has to send its request (10)
+      # HEAPLEAK_CAPTURE_MAX_CONNECTIONS  connections served at once (16)
+      # HEAPLEAK_CAPTURE_NICE     niceness added to the dumping child and the compressor (10; 0: none)
       def self.from_env(env = ENV)
         new(
           socket_dir: presence(env["HEAPLEAK_CAPTURE_DIR"]),
@@ -29,7 +33,10 @@ module Heapleak
           signal: presence(env["HEAPLEAK_CAPTURE_SIGNAL"]),
           gc: true,
           redact: %w[1 true yes].include?(env["HEAPLEAK_CAPTURE_REDACT"].to_s.downcase),
-          redact_key_file: presence(env["HEAPLEAK_CAPTURE_REDACT_KEY_FILE"])
+          redact_key_file: presence(env["HEAPLEAK_CAPTURE_REDACT_KEY_FILE"]),
+          request_timeout: number(env["HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"], 10.0, "HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"),
+          max_connections: number(env["HEAPLEAK_CAPTURE_MAX_CONNECTIONS"], 16, "HEAPLEAK_CAPTURE_MAX_CONNECTIONS").to_i,
+          nice: number(env["HEAPLEAK_CAPTURE_NICE"], 10, "HEAPLEAK_CAPTURE_NICE").to_i
         )
       end
 
@@ -56,6 +63,8 @@ module Heapleak
         self.socket_dir = File.expand_path(socket_dir)
         self.out_dir = File.expand_path(out_dir || File.join(socket_dir, "dumps"))
         raise CaptureError, "min_gap must be >= 0" if min_gap.negative?
+        raise CaptureError, "request_timeout must be > 0" unless request_timeout.positive?
+        raise CaptureError, "max_connections must be >= 1" unless max_connections >= 1
         raise CaptureError, "dirty_fraction must be in (0, 4]" unless dirty_fraction.positive? && dirty_fraction <= 4
 
         self

@@ -2,6 +2,7 @@
 
 require "json"
 require "socket"
+require "io/wait"
 
 # Talks to a process's control socket (see control_server.rb): sends one
 # request, yields each progress line, returns the last one. Used by the
@@ -37,11 +38,13 @@ module Heapleak
         @path = path
       end
 
-      def request(object)
+      # idle: seconds to wait for each line (nil: for ever; a series in
+      # inline mode sends nothing while the process is paused).
+      def request(object, idle = nil)
         socket = UNIXSocket.new(@path)
         socket.write(JSON.generate(object) + "\n")
         last = nil
-        while (line = socket.gets)
+        while (line = next_line(socket, idle))
           message = JSON.parse(line)
           if message.key?("ok")
             last = message
@@ -51,9 +54,23 @@ module Heapleak
         end
         last || { "ok" => false, "kind" => "error", "error" => "the process closed the socket without an answer" }
       rescue Errno::ENOENT, Errno::ECONNREFUSED => e
-        { "ok" => false, "kind" => "error", "error" => "no capture socket at #{@path} (#{e.message}): is capture enabled in that process?" }
+        { "ok" => false, "kind" => "unreachable",
+          "error" => "no capture socket at #{@path} (#{e.message}): is capture enabled in that process?" }
+      rescue Timeout => e
+        { "ok" => false, "kind" => "unreachable", "error" => "#{@path}: #{e.message}" }
       ensure
         socket&.close
+      end
+
+      class Timeout < StandardError; end
+
+      private
+
+      def next_line(socket, idle)
+        return socket.gets if idle.nil?
+        raise Timeout, "no answer within #{idle} s" unless socket.wait_readable(idle)
+
+        socket.gets
       end
     end
   end

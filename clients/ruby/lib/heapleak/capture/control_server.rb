@@ -2,6 +2,8 @@
 
 require "json"
 require "socket"
+require "io/wait"
+require_relative "safe_file"
 
 # The control socket: SOCKET_DIR/heapleak-PID.sock, mode 0600, in a folder
 # only this user may write. One request per connection, one JSON line:
@@ -10,17 +12,29 @@ require "socket"
 #   {"method":"series","names":["A","B","C"],"interval":30,"every":1000,"trace":true,"out":"/abs/dir"}
 # answered by progress lines ({"event":...}) and one last line,
 # {"ok":true,"result":...} or {"ok":false,"kind":"busy|refused|error","error":"..."}.
+# The accept loop outlives transient errors (EMFILE and the like: it pauses,
+# logs one line, retries), a request must arrive within request_timeout
+# seconds, and at most max_connections are served at once (more get "busy").
 module Heapleak
   module Capture
     class ControlServer
       MAX_REQUEST = 64 * 1024
+      # Pause before accepting again after a failed accept (no fd left...).
+      ACCEPT_RETRY = 0.5
 
       def self.open(config) = new(config)
 
       attr_reader :path, :pid
 
+      # Connections being served now (at most max_connections).
+      def connections = @count_lock.synchronize { @connections }
+
       def initialize(config)
         @pid = Process.pid
+        @request_timeout = config.request_timeout || 10.0
+        @max_connections = config.max_connections || 16
+        @connections = 0
+        @count_lock = Mutex.new
         self.class.ensure_private_dir(config.socket_dir)
         @path = File.join(config.socket_dir, "heapleak-#{@pid}.sock")
         # A socket by our pid is a dead process's: pids are reused.
@@ -32,8 +46,7 @@ module Heapleak
           File.umask(old_umask)
         end
         File.chmod(0o600, @path)
-        @thread = Thread.new { accept_loop }
-        @thread.name = "heapleak-capture" if @thread.respond_to?(:name=)
+        @thread = Capture.name_thread(Thread.new { accept_loop }, "accept")
         at_exit { close if Process.pid == @pid }
       rescue SystemCallError => e
         raise CaptureError, "cannot open the control socket in #{config.socket_dir}: #{e.message}"
@@ -43,6 +56,9 @@ module Heapleak
       # made 0700 when missing, refused when another user owns it, others may
       # write it, or it is a symbolic link.
       def self.ensure_private_dir(dir)
+        # The folders above it by SafeFile's rule: another user who may
+        # rename one of them could swap this folder for theirs.
+        SafeFile.check_chain(File.dirname(File.expand_path(dir)), "the socket folder", dir)
         Dir.mkdir(dir, 0o700) unless File.exist?(dir) || File.symlink?(dir)
         stat = File.lstat(dir)
         raise CaptureError, "#{dir} is a symbolic link: refused" if stat.symlink?
@@ -78,13 +94,72 @@ module Heapleak
 
       private
 
+      # Ends only when the listener is closed. Any other failure of accept
+      # (EMFILE, ENFILE, ENOMEM, ECONNABORTED...) is transient: one log line
+      # per run of failures, a pause, and the socket serves again once fds
+      # are back (it used to end for good on the first EMFILE, silently).
       def accept_loop
+        failing = false
         while (listener = @listener)
-          client = listener.accept
-          Thread.new(client) { |c| serve(c) }
+          begin
+            client = listener.accept
+          rescue IOError
+            break # closed
+          rescue SystemCallError => e
+            break if @listener.nil? || listener.closed?
+
+            unless failing
+              warn "heapleak-capture: accept on #{@path} failed (#{e.message}); retrying every #{ACCEPT_RETRY} s"
+              failing = true
+            end
+            sleep ACCEPT_RETRY
+            next
+          end
+          if failing
+            warn "heapleak-capture: #{@path} accepts again"
+            failing = false
+          end
+          dispatch_connection(client)
+        end
+      end
+
+      # A thread per connection, up to max_connections at once; beyond, a
+      # "busy" answer written without blocking and the connection closed.
+      def dispatch_connection(client)
+        unless admit
+          text = JSON.generate("ok" => false, "kind" => "busy",
+                               "error" => "busy: #{@max_connections} connections are being served") + "\n"
+          client.write_nonblock(text, exception: false)
+          client.close
+          return
+        end
+        begin
+          Thread.new(client) do |c|
+            Capture.name_thread(Thread.current, "request")
+            serve(c)
+          ensure
+            release
+          end
+        rescue ThreadError => e
+          release
+          warn "heapleak-capture: no thread for a request (#{e.message})"
+          client.close
         end
       rescue IOError, SystemCallError
-        nil # closed
+        nil
+      end
+
+      def admit
+        @count_lock.synchronize do
+          return false if @connections >= @max_connections
+
+          @connections += 1
+        end
+        true
+      end
+
+      def release
+        @count_lock.synchronize { @connections -= 1 }
       end
 
       def serve(client)
@@ -93,8 +168,7 @@ module Heapleak
           return reply(client, { "ok" => false, "kind" => "refused", "error" => "uid #{uid} may not capture this process" })
         end
 
-        line = client.gets("\n", MAX_REQUEST)
-        request = parse(line)
+        request = parse(read_request(client))
         result = dispatch(request) { |event| send_line(client, event) }
         reply(client, { "ok" => true, "result" => result })
       rescue Busy => e
@@ -106,6 +180,26 @@ module Heapleak
         reply(client, { "ok" => false, "kind" => "error", "error" => "#{e.class}: #{e.message}" })
       ensure
         client.close unless client.closed?
+      end
+
+      # One line, within request_timeout seconds: an idle connection does not
+      # hold a thread (nor count against max_connections) for ever.
+      def read_request(client)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + @request_timeout
+        line = +""
+        until line.include?("\n") || line.bytesize > MAX_REQUEST
+          left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          raise ArgumentError, "no request line within #{@request_timeout} s" if left <= 0
+
+          chunk = client.read_nonblock(4096, exception: false)
+          case chunk
+          when :wait_readable then client.wait_readable(left)
+          when nil then break
+          else line << chunk
+          end
+        end
+        newline = line.index("\n")
+        newline && newline < MAX_REQUEST ? line[0..newline] : line.byteslice(0, MAX_REQUEST)
       end
 
       def parse(line)

@@ -3,6 +3,7 @@
 require "json"
 require "objspace"
 require "rbconfig"
+require_relative "safe_file"
 
 # Writes one heap dump safely: gzip (level 1) into a dot-named `.tmp` file of
 # mode 0600, fsynced, renamed to NAME.json.gz only once complete, so a full
@@ -19,9 +20,11 @@ module Heapleak
 
     class DumpWriter
       Result = Struct.new(:name, :path, :bytes, :bytes_uncompressed, :mode, :pause_seconds,
-                          :dump_seconds, :started_at, :finished_at, :redacted, keyword_init: true)
+                          :dump_seconds, :started_at, :finished_at, :redacted, :gc_seconds, keyword_init: true)
 
       NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
+
+      HEARTBEAT = 1.0
 
       # The compressor runs as a process of its own (compressor.rb).
       COMPRESSOR = File.expand_path("compressor.rb", __dir__)
@@ -32,7 +35,19 @@ module Heapleak
       # (tests use it to hold a child still while they kill it).
       # redact_key: bytes; when given, every string value is redacted as it
       # is written (Redactor).
-      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil)
+      # nice: added to the niceness of the forked child and of the
+      # compressor (0: as this process). They compete with the worker's
+      # request threads for the CPU; at nice 10 the scheduler gives them a
+      # small share while requests are runnable (docs/capture.md has the
+      # figures). Nice is CPU only: the disk writes keep their priority
+      # (ioprio_set has no stdlib binding).
+      # heartbeat: called about every HEARTBEAT seconds while this process
+      # waits for the dumping child or the compressor, so that a client can
+      # hold a deadline on silence (an inline dump_all itself stops the VM:
+      # no heartbeat can be sent during it).
+      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil, nice: 10, heartbeat: nil)
+        @heartbeat = heartbeat
+        @nice = nice.to_i
         @out_dir = out_dir
         @gc = gc
         @redact_key = redact_key
@@ -53,14 +68,18 @@ module Heapleak
         prepare_out_dir
         remove_stale_temporaries
         final = path_for(name)
-        tmp = File.join(@out_dir, ".#{name}.json.gz.#{Process.pid}.tmp")
-        File.unlink(tmp) if File.exist?(tmp)
+        # Created by the compressor, exclusive and no-follow (SafeFile).
+        tmp = SafeFile.temp_name(@out_dir, "#{name}.json.gz")
         started_at = Time.now
+        # The full GC before the dump stops this process too (all of its
+        # threads): timed apart from the fork's pause, it is often longer.
+        t_gc = now
         GC.start if @gc
+        gc_seconds = now - t_gc
         counts, pause, dump_seconds = mode == :fork ? write_forked(tmp) : write_inline(tmp)
-        File.rename(tmp, final)
+        SafeFile.commit(tmp, final)
         Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
-                   mode: mode, pause_seconds: pause, dump_seconds: dump_seconds,
+                   mode: mode, pause_seconds: pause, dump_seconds: dump_seconds, gc_seconds: gc_seconds,
                    started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
       ensure
         File.unlink(tmp) if tmp && File.exist?(tmp)
@@ -70,23 +89,53 @@ module Heapleak
 
       def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
+      # The configured out_dir and a request's `out` alike: made 0700 when
+      # missing, refused when another user owns it or may write it.
       def prepare_out_dir
-        Dir.mkdir(@out_dir, 0o700) unless File.directory?(@out_dir)
-      rescue SystemCallError => e
-        raise CaptureError, "cannot make the output folder #{@out_dir}: #{e.message}"
+        SafeFile.ensure_dir(@out_dir, "the output folder")
       end
 
       # Temporaries whose writer is gone (killed mid-dump, a crash): removed,
       # so they never pile up nor pass for a dump.
       def remove_stale_temporaries
-        Dir.glob(File.join(@out_dir, ".*.json.gz.*.tmp")).each do |path|
-          pid = path[/\.(\d+)\.tmp\z/, 1].to_i
-          next if pid == Process.pid || alive?(pid)
+        Dir.glob(File.join(@out_dir, ".*.tmp")).each do |path|
+          pid = path[SafeFile::TEMP, 1]&.to_i
+          next if pid.nil? || pid == Process.pid || alive?(pid)
+          next unless File.lstat(path).file? && File.lstat(path).uid == Process.euid
 
           File.unlink(path)
         rescue SystemCallError
           nil
         end
+      end
+
+      # IO#read, with a heartbeat every HEARTBEAT seconds of silence.
+      def read_all(io)
+        return io.read unless @heartbeat
+
+        text = +""
+        loop do
+          unless io.wait_readable(HEARTBEAT)
+            @heartbeat.call
+            next
+          end
+          chunk = io.read_nonblock(1 << 16, exception: false)
+          break if chunk.nil?
+
+          text << chunk if chunk.is_a?(String)
+        end
+        text
+      end
+
+      # Linux: PRIO_PROCESS with a pid sets the niceness of that thread (the
+      # main one), which the threads and processes it starts inherit.
+      def lower_priority(pid)
+        return if @nice <= 0
+
+        current = Process.getpriority(Process::PRIO_PROCESS, pid)
+        Process.setpriority(Process::PRIO_PROCESS, pid, [current + @nice, 19].min)
+      rescue SystemCallError
+        nil # the compressor already ended, or not permitted: no harm
       end
 
       def alive?(pid)
@@ -102,12 +151,13 @@ module Heapleak
         result_r, result_w = IO.pipe
         env = @redact_key ? { "HEAPLEAK_CAPTURE_REDACT_KEY" => @redact_key.unpack1("H*") } : {}
         pid = Process.spawn(env, RbConfig.ruby, COMPRESSOR, tmp, in: input, out: result_w, err: File::NULL)
+        lower_priority(pid) unless @lowered # a child forked to dump is lowered already: the compressor inherits it
         result_w.close
         [pid, result_r]
       end
 
       def finish_compressor(pid, result_r)
-        text = result_r.read
+        text = read_all(result_r)
         result_r.close
         _, status = Process.wait2(pid)
         counts = begin
@@ -121,9 +171,9 @@ module Heapleak
       end
 
       def write_inline(tmp)
-        raw = "#{tmp}.raw"
         t0 = now
-        File.open(raw, File::WRONLY | File::CREAT | File::EXCL, 0o600) do |file|
+        raw = SafeFile.temp_name(@out_dir, "raw")
+        File.open(raw, SafeFile::CREATE, 0o600) do |file|
           @before_dump&.call
           ObjectSpace.dump_all(output: file)
           file.flush
@@ -148,7 +198,7 @@ module Heapleak
         end
         pause = now - t0
         report_w.close
-        text = report_r.read
+        text = read_all(report_r)
         report_r.close
         _, status = Process.wait2(@child_pid)
         report = begin
@@ -171,6 +221,9 @@ module Heapleak
       # and leave with exit! (no at_exit handler, no finalizer of the parent's).
       def dump_in_child(tmp, report_r, report_w)
         report_r.close
+        lower_priority(0)
+        @lowered = true
+        @heartbeat = nil # the client's socket is the parent's to write
         t0 = now
         pipe_r, pipe_w = IO.pipe
         pid, result_r = spawn_compressor(tmp, pipe_r)

@@ -4,6 +4,7 @@ require "json"
 require "time"
 require "etc"
 require "socket"
+require_relative "safe_file"
 
 # The manifest beside each dump (DIR/NAME.manifest.json for DIR/NAME.json.gz):
 # which process wrote it, when, how, and the GC counters that tell whether two
@@ -22,7 +23,8 @@ module Heapleak
 
       # result: a DumpWriter::Result; decision: the Governor's; gc: the GC
       # counters read just before the dump; extra: series and tracing facts.
-      def build(result, decision:, gc:, tracing:, series: nil)
+      # capture_objects: {"threads" => [addresses]}, the gem's own threads.
+      def build(result, decision:, gc:, tracing:, series: nil, capture_objects: nil)
         {
           "format" => FORMAT,
           "version" => 1,
@@ -40,11 +42,13 @@ module Heapleak
             "mode" => result.mode.to_s, "reason" => decision.reason,
             "vm_pause_seconds" => result.pause_seconds.round(6),
             "dump_seconds" => result.dump_seconds.round(6),
+            "gc_seconds" => result.gc_seconds&.round(6),
             "started_at" => result.started_at.utc.iso8601(6),
             "finished_at" => result.finished_at.utc.iso8601(6),
             "bytes" => result.bytes, "bytes_uncompressed" => result.bytes_uncompressed,
             "compression" => "gzip-1", "redacted" => result.redacted, "gem_version" => VERSION
-          }
+          },
+          "capture_objects" => capture_objects
         }
       end
 
@@ -88,18 +92,9 @@ module Heapleak
         Capture.loaded_at.utc.iso8601(2)
       end
 
-      # Written to a dot-named temporary, 0600, then renamed.
+      # Written through SafeFile: an exclusive 0600 temporary, then renamed.
       def write(path, manifest)
-        tmp = File.join(File.dirname(path), ".#{File.basename(path)}.#{Process.pid}.tmp")
-        File.open(tmp, File::WRONLY | File::CREAT | File::TRUNC, 0o600) do |file|
-          file.write(JSON.pretty_generate(manifest))
-          file.write("\n")
-          file.flush
-          file.fsync
-        end
-        File.rename(tmp, path)
-      ensure
-        File.unlink(tmp) if tmp && File.exist?(tmp)
+        SafeFile.write(path, "#{JSON.pretty_generate(manifest)}\n")
       end
     end
   end

@@ -13,7 +13,14 @@ module Heapleak
     module Puma
       def self.install(dsl, **options)
         options.empty? ? Capture.enable_from_env! : Capture.enable!(**options)
-        dsl.on_worker_boot { Capture.after_fork }
+        # before_fork runs in the master of cluster mode only: it forks the
+        # workers and serves no request, which `list` and `status` say and a
+        # series --every refuses (it would wait for nothing).
+        dsl.before_fork { Capture.role = "puma master" }
+        dsl.on_worker_boot do
+          Capture.after_fork
+          Capture.role = "puma worker"
+        end
         Capture
       end
     end

@@ -2,13 +2,15 @@
 
 require "openssl"
 
-# Redaction of a dump as it is written: every STRING record's value is
+# Redaction of a dump as it is written: every STRING and SYMBOL record's value is
 # replaced by a keyed hash (HMAC-SHA256) of the same byte length, in hex, so
 # equal strings stay equal, sizes stay true, and no original value leaves the
 # machine. Class names, method names and file paths live in other fields and
 # are kept: heapleak's rows are the same on a redacted series. One key per
 # process (or HEAPLEAK_CAPTURE_REDACT_KEY_FILE for a fleet), so every dump of
-# a series is redacted alike.
+# a series is redacted alike. Dynamic Symbols (`params[:x].to_sym`,
+# `symbolize_names: true` over user JSON) carry user data in their SYMBOL
+# record's "value" as much as Strings do, so they are redacted alike.
 module Heapleak
   module Capture
     class Redactor
@@ -23,7 +25,7 @@ module Heapleak
 
       # One dump line (a JSON object, newline included) in, one out.
       def line(text)
-        return text unless text.include?('"type":"STRING"')
+        return text unless text.include?('"type":"STRING"') || text.include?('"type":"SYMBOL"')
 
         text.sub(VALUE) do
           escaped = Regexp.last_match(1)

@@ -38,7 +38,7 @@ module Heapleak
           return
         end
         @name = name
-        @thread = Thread.new { watch(&capture) }
+        @thread = Capture.name_thread(Thread.new { watch(&capture) }, "signal")
       end
 
       def close

@@ -2147,8 +2147,8 @@ def redact_copies_manifests(ctx):
     series_in(ctx, src, 3)
     lib = os.path.join(os.path.dirname(ctx.gen), "..", "..", "clients", "ruby", "lib")
     ruby = ('require "heapleak/capture/version"; require "heapleak/capture/manifest"\n'
-            'R = Struct.new(:path, :name, :mode, :pause_seconds, :dump_seconds, :started_at, :finished_at,'
-            ' :bytes, :bytes_uncompressed, :redacted, keyword_init: true)\n'
+            # the gem's own result type: a manifest built as the gem builds it
+            'require "heapleak/capture/dump_writer"; R = Heapleak::Capture::DumpWriter::Result\n'
             'D = Struct.new(:reason)\n'
             'ARGV.each_with_index do |path, k|\n'
             '  t = Time.utc(2026, 3, 2, 6, 0, 0) + 3600 * k\n'

@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/growth_verdict.h"
 #include "core/naming.h"
 #include "core/root_paths.h"
 #include "core/series_growth.h"
@@ -32,12 +33,15 @@ bool container(const Heap& heap, ObjectIndex i) {
 }
 
 // The leaked containers `anchor` gained that grow from B to C.
-std::vector<ObjectIndex> grown_new_containers(const Heap& target, const Heap& later,
-                                              const std::vector<char>& leaked, ObjectIndex anchor) {
+std::vector<ObjectIndex> grown_new_containers(const Heap& baseline, const Heap& target,
+                                              const Heap& later, const std::vector<char>& leaked,
+                                              ObjectIndex anchor) {
   std::vector<ObjectIndex> found;
   std::size_t looked = 0;
   const auto consider = [&](ObjectIndex r) {
-    if (leaked[r] && container(target, r) && grows_to_later(target, r, later)) found.push_back(r);
+    if (leaked[r] && container(target, r) && grows_to_later(target, r, later) &&
+        gained_after(baseline, target, anchor, r))
+      found.push_back(r);
   };
   for (ObjectIndex r : target.references(anchor)) {
     if (++looked > 4096) break;  // a huge holder: its own size says enough
@@ -53,16 +57,16 @@ std::vector<ObjectIndex> grown_new_containers(const Heap& target, const Heap& la
 
 }  // namespace
 
-void adopt_born_holders(const Heap& target, const Heap& later, const std::vector<char>& leaked,
-                        std::span<const ObjectIndex> objects, std::vector<ObjectIndex>& holder_of,
-                        ObjectIndex first_mark) {
+void adopt_born_holders(const Heap& baseline, const Heap& target, const Heap& later,
+                        const std::vector<char>& leaked, std::span<const ObjectIndex> objects,
+                        std::vector<ObjectIndex>& holder_of, ObjectIndex first_mark) {
   if (!target.has_edges()) return;
   std::unordered_set<ObjectIndex> judged, anchors, born;
   for (ObjectIndex x : objects) {
     const ObjectIndex anchor = holder_of[x];
     if (anchor >= first_mark || !judged.insert(anchor).second) continue;
     if (grows_to_later(target, anchor, later)) continue;  // it grows: it is the holder
-    const auto found = grown_new_containers(target, later, leaked, anchor);
+    const auto found = grown_new_containers(baseline, target, later, leaked, anchor);
     if (found.empty()) continue;
     anchors.insert(anchor);
     born.insert(found.begin(), found.end());

@@ -17,11 +17,13 @@ namespace heapleak {
 // For each anchor in `holder_of` (an object index below `first_mark`, see
 // core/later_holders.h) whose own size did not grow from B to C, the leaked
 // containers it references directly (or through its 4.0 fields object) that
-// grow from B to C become holders: every leaked object whose shortest root
+// grow from B to C, and at whose address A had no container of their type
+// and class (the identity rule calls a store whose first entry was pruned
+// new), become holders: every leaked object whose shortest root
 // path passes through one of them is re-anchored to it, the container
 // itself included. Objects of other anchors are left alone.
-void adopt_born_holders(const Heap& target, const Heap& later, const std::vector<char>& leaked,
-                        std::span<const ObjectIndex> objects, std::vector<ObjectIndex>& holder_of,
-                        ObjectIndex first_mark);
+void adopt_born_holders(const Heap& baseline, const Heap& target, const Heap& later,
+                        const std::vector<char>& leaked, std::span<const ObjectIndex> objects,
+                        std::vector<ObjectIndex>& holder_of, ObjectIndex first_mark);
 
 }  // namespace heapleak

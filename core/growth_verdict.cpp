@@ -5,6 +5,7 @@
 #include "core/dominators.h"
 #include "core/identity.h"
 #include "core/leak_clusters.h"
+#include "core/series_growth.h"
 
 namespace heapleak {
 
@@ -12,6 +13,14 @@ bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) 
   if (x.type(i) != y.type(j) || x.class_name(i) != y.class_name(j)) return false;
   const auto gx = x.generation(i), gy = y.generation(j);
   return !gx || !gy || *gx == *gy;
+}
+
+bool gained_after(const Heap& baseline, const Heap& target, ObjectIndex holder, ObjectIndex entry) {
+  const auto before = size_in_dump(target, holder, baseline);
+  const auto now = size_in_dump(target, holder, target);
+  if (before && now && *before < *now) return true;
+  const auto j = baseline.find(target.address(entry));
+  return !j || !same_container(target, entry, baseline, *j);
 }
 
 bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {

@@ -22,6 +22,12 @@ struct Growth;
 // untraced identity compares first references and would call them new).
 bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
 
+// `holder` gained the container `entry` (new by the diff) after `baseline`:
+// it holds more in B than in A, or A had no container of entry's type and
+// class at its address. Else the diff called `entry` new because its first
+// entry changed (a store pruned its oldest), not because it was made after A.
+bool gained_after(const Heap& baseline, const Heap& target, ObjectIndex holder, ObjectIndex entry);
+
 // Some of the objects `holder` references in `target` are gone by `later`:
 // it evicts (an append-only leak keeps every entry). False without `later`.
 bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later);

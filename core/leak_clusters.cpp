@@ -375,6 +375,25 @@ bool is_allocation_tracer(const Heap& heap, ObjectIndex i) {
           heap.class_name(i) == "TracePoint");
 }
 
+// The holder is the table of a store that evicts at a size it was given
+// (ActiveSupport's MemoryStore prunes to 75% of `size:`, 32 MB by default;
+// lru_redux's caches drop their oldest past `max_size`): bounded by design,
+// even in a window of three dumps where it was still filling up (145 -> 172
+// -> 196, nothing evicted yet) or refilled after a prune (169 -> 156 -> 184).
+// Its cap is an Integer ivar, which no dump records.
+bool in_capped_store(const Heap& heap, const LeakCluster& cluster) {
+  const auto capped = [&](ObjectIndex i) {
+    const std::string_view name = heap.class_name(i);
+    return name == "ActiveSupport::Cache::MemoryStore" || name == "LruRedux::Cache" ||
+           name == "LruRedux::ThreadSafeCache" || name == "LruRedux::TTL::Cache" ||
+           name == "LruRedux::TTL::ThreadSafeCache";
+  };
+  // The store itself, or its table (the holder's owner on its path).
+  const auto& path = cluster.path.path;
+  if (cluster.holder == kNoObject || path.empty() || path.back() != cluster.holder) return false;
+  return capped(cluster.holder) || (path.size() >= 2 && capped(path[path.size() - 2]));
+}
+
 NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
   if (cluster.reach.root.empty() && cluster.holder == kNoObject) return NoiseReason::kUnreachable;
   // New classes, modules or compiled methods under a class: code loaded.
@@ -430,6 +449,7 @@ NoiseReason classify(const Heap& heap, const LeakCluster& cluster) {
       !(g.target && g.later && *g.later > *g.target))
     return NoiseReason::kMachineStack;
   if (looks_bounded(cluster.growth)) return NoiseReason::kBounded;
+  if (in_capped_store(heap, cluster)) return NoiseReason::kBounded;
   return NoiseReason::kNone;
 }
 
@@ -541,7 +561,7 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
   if (later) {
     keep_holders_alive_in_later(baseline, target, *later, leaked, diff.leaked, holder_of,
                                 kTransientMark);
-    adopt_born_holders(target, *later, leaked, diff.leaked, holder_of, kFirstHolderMark);
+    adopt_born_holders(baseline, target, *later, leaked, diff.leaked, holder_of, kFirstHolderMark);
   }
 
   // Cluster by holder (or by root category / unreachable), in address order.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/growth_verdict.h"
 #include "core/identity.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
@@ -175,13 +176,15 @@ std::optional<ShapeVerdict> prepended_verdict(const Heap& baseline, const Heap& 
 // A holder that did not grow may still hold a container made after A that
 // does (an ivar reassigned to a new Hash that fills up): its growth is the
 // holder's.
-bool gained_container_grows(const Heap& target, const Heap* later, const LeakCluster& cluster) {
+bool gained_container_grows(const Heap& baseline, const Heap& target, const Heap* later,
+                            const LeakCluster& cluster) {
   if (!later || cluster.holder == kNoObject || !target.has_edges()) return false;
   const IdentityRule rule = IdentityRule::between(target, *later);
   std::size_t looked = 0;
   for (ObjectIndex r : target.references(cluster.holder)) {
     if (++looked > 4096) break;  // a huge holder: its own size says enough
     if (!std::binary_search(cluster.objects.begin(), cluster.objects.end(), r)) continue;
+    if (!gained_after(baseline, target, cluster.holder, r)) continue;  // its first entry changed
     const auto before = target.length(r);
     if (!before) continue;
     const auto j = later->find(target.address(r));
@@ -214,7 +217,7 @@ std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target
   }
   const Growth& g = cluster.growth;
   if (g.target && g.later && *g.later <= *g.target &&
-      gained_container_grows(target, later, cluster))
+      gained_container_grows(baseline, target, later, cluster))
     return ShapeVerdict{};
   return std::nullopt;
 }

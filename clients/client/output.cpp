@@ -1,12 +1,12 @@
 #include "clients/client/output.h"
 
 #include <boost/json/serialize.hpp>
-#include <fstream>
 #include <iostream>
 
 #include "clients/client/exit_codes.h"
 #include "clients/client/table.h"
 #include "clients/client/terminal.h"
+#include "core/safe_write.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -55,9 +55,10 @@ void print_doc(const Terminal& term, const text::Doc& doc) {
 }
 
 void write_file(const std::string& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw ClientError{kExitCannotWrite, "cannot write " + file};
+  // The one safe path (core/safe_write.h): never through a planted link, into
+  // a folder another user may write, or renamed over a device or FIFO.
+  if (auto error = write_file_safely(file, text, SpecialTarget::kWriteThrough))
+    throw ClientError{kExitCannotWrite, error->message};
 }
 
 std::string via_text(const json::value* via) {

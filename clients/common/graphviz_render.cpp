@@ -7,8 +7,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string_view>
+
+#include "core/safe_write.h"
 
 namespace heapleak::graphviz {
 
@@ -38,13 +41,18 @@ std::string render_graph(const std::string& dot_binary, const std::string& dot_t
   int input[2];
   if (::pipe2(input, O_CLOEXEC) != 0) return std::strerror(errno);
   int out_fd = 1;
+  // The file goes through the one safe path (core/safe_write.h): dot writes
+  // into an exclusive temporary, renamed over `output` once dot succeeded.
+  std::unique_ptr<SafeWrite> file;
   if (!output.empty()) {
-    out_fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out_fd < 0) {
+    auto opened = SafeWrite::open(output, SpecialTarget::kWriteThrough);
+    if (!opened) {
       ::close(input[0]);
       ::close(input[1]);
-      return "cannot write " + output + ": " + std::strerror(errno);
+      return opened.error().message;
     }
+    file = std::move(*opened);
+    out_fd = file->fd();
   }
   const std::string type = "-T" + format;
   const pid_t pid = ::fork();
@@ -55,7 +63,6 @@ std::string render_graph(const std::string& dot_binary, const std::string& dot_t
     _exit(127);
   }
   ::close(input[0]);
-  if (out_fd != 1) ::close(out_fd);
   if (pid < 0) {
     ::close(input[1]);
     return std::string("cannot run dot: ") + std::strerror(errno);
@@ -71,7 +78,11 @@ std::string render_graph(const std::string& dot_binary, const std::string& dot_t
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (file)
+      if (auto error = file->commit()) return error->message;
+    return {};
+  }
   return "dot -T" + format + " failed (exit status " +
          std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) + ")";
 }

@@ -85,6 +85,17 @@ def test():
     check("apt-get install graphviz" in r.stderr, "says how to install Graphviz", r)
 
     expect(["root", H2, LEAKED[0], "-o", "/nonexistent/dir/g.dot"], CANNOT_WRITE, "unwritable -o file")
+    # -o goes through the one safe path (core/safe_write.h), the graph dot renders too: a link
+    # planted at the name is refused, and neither it nor the file it points at is touched
+    victim = os.path.join(TMP, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep")
+    for fmt in ("dot", "svg"):
+        planted = os.path.join(TMP, "planted." + fmt)
+        os.symlink(victim, planted)
+        r = expect(["root", H2, LEAKED[0], "--format", fmt, "-o", planted], CANNOT_WRITE, "-o onto a planted link")
+        check("link" in r.stderr, "says why: %r" % r.stderr)
+        check(open(victim).read() == "keep" and os.path.islink(planted), "%s: the link and its target stay" % fmt)
     with open("/dev/full", "w") as full:
         r = subprocess.run([CLIENT, "--socket", SOCKET, "list"], stdout=full, stderr=subprocess.PIPE,
                            text=True, timeout=60, env=BASE_ENV)

@@ -3,8 +3,9 @@
 // whole-heap check (core/leak_diff.cpp) to see, and the leaked objects it
 // moved vanish from the address diff without a word. Told from the objects
 // alive since A: a program doing the same work keeps almost all of them from
-// B to C, at their addresses; compaction takes many away from their
-// addresses while copies of the same content appear at addresses new in C.
+// B to C, at their addresses; compaction empties whole pages of them (half
+// of their old objects gone, where churn takes a few here and there) while
+// copies of the same content appear at addresses new in C.
 // A vanished object of B is matched back to C where its content (type,
 // class, value, size, references) names one object on each side.
 #pragma once

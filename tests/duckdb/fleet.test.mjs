@@ -152,14 +152,15 @@ test("fleet: the leaks that grow in most workers, in DuckDB", async () => {
     assert.ok(x.every((row) => row.sites.includes("app/services/leak_holder.rb:21")));
 
     // --print-commands --format json: the same runs, one argv a line, for
-    // another scheduler; run by number with xargs -P (docs/fleet.md's recipe:
+    // another scheduler; run by number with xargs -P -n 1 (docs/fleet.md's recipe:
+    // `-I N` replaced the N of a temporary folder's random name, one run in three;
     // no shell ever parses a path) and concatenated, they give the same table.
     const rowsDir = join(dir, "rows");
     mkdirSync(rowsDir);
     const listed = spawnSync(HEAPLEAK, ["fleet", join(dir, "fleet"), "--print-commands", "--format", "json", "--out-dir", rowsDir], { encoding: "utf8" });
     const commands = listed.stdout.trim().split("\n").map((line) => JSON.parse(line));
     assert.equal(commands.length, WORKERS + 1);
-    execFileSync("sh", ["-c", 'seq "$1" | xargs -P 2 -I N "$2" fleet "$3" --run N --out-dir "$4" || true', "sh",
+    execFileSync("sh", ["-c", 'seq "$1" | xargs -P 2 -n 1 "$2" fleet "$3" --out-dir "$4" --run || true', "sh",
       String(commands.length), HEAPLEAK, join(dir, "fleet"), rowsDir], { stdio: ["ignore", "ignore", "ignore"] });
     const parts = readdirSync(rowsDir).sort().map((name) => readFileSync(join(rowsDir, name), "utf8"));
     assert.equal(parts.join(""), readFileSync(table, "utf8"));

@@ -1941,7 +1941,7 @@ def fleet_hostile_folder_names(ctx):
     recipe = ('mkdir -p rows\n'
               'heapleak fleet captures --print-commands --format json --out-dir rows > commands.jsonl\n'
               'n=$(wc -l < commands.jsonl)\n'
-              'seq "$n" | xargs -P 2 -I N heapleak fleet captures --run N --out-dir rows\n'
+              'seq "$n" | xargs -P 2 -n 1 heapleak fleet captures --out-dir rows --run\n'
               'cat rows/*.jsonl > fleet.jsonl\n')
     r = subprocess.run(["sh", "-ec", recipe], cwd=ctx.work, env=env, capture_output=True, timeout=WAIT * SLOW * 2)
     made = [os.path.join(d, f) for d, _, files in os.walk(ctx.work) for f in files if f == "X"]

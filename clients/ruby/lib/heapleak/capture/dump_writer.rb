@@ -82,7 +82,7 @@ module Heapleak
                    mode: mode, pause_seconds: pause, dump_seconds: dump_seconds, gc_seconds: gc_seconds,
                    started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
       ensure
-        File.unlink(tmp) if tmp && File.exist?(tmp)
+        SafeFile.remove(tmp)
       end
 
       private
@@ -187,7 +187,7 @@ module Heapleak
       rescue SystemCallError => e
         raise CaptureError, "writing the dump failed: #{e.message}"
       ensure
-        File.unlink(raw) if raw && File.exist?(raw)
+        SafeFile.remove(raw)
       end
 
       def write_forked(tmp)

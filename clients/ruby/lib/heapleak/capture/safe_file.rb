@@ -114,7 +114,15 @@ module Heapleak
         commit(tmp, path)
         tmp = nil
       ensure
-        File.unlink(tmp) if tmp && File.exist?(tmp)
+        remove(tmp)
+      end
+
+      # Removes a temporary of ours; already gone is fine (a compressor that
+      # died removes its own, and an exist? check before unlink is a race).
+      def remove(path)
+        File.unlink(path) if path
+      rescue Errno::ENOENT
+        nil
       end
     end
   end

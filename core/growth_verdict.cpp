@@ -39,6 +39,21 @@ std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* 
   return gone;
 }
 
+std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder, const Heap& later,
+                                      std::size_t looks) {
+  if (holder == kNoObject || !target.has_edges() || looks == 0) return 0;
+  const auto refs = target.references(holder);
+  if (refs.size() <= looks) return dropped_entries(target, holder, &later);
+  const SameObject same(IdentityRule::between(target, later), target, later);
+  const std::size_t step = refs.size() / looks;
+  std::size_t gone = 0, looked = 0;
+  for (std::size_t k = 0; k < refs.size(); k += step, ++looked) {
+    const auto j = later.find(target.address(refs[k]));
+    gone += !j || !same(refs[k], *j);
+  }
+  return gone * refs.size() / looked;
+}
+
 bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
                    std::uint64_t retained) {
   if (!later || holder == kNoObject || !target.has_edges()) return false;

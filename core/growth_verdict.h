@@ -38,6 +38,12 @@ bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later);
 std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later,
                             std::size_t enough = SIZE_MAX);
 
+// dropped_entries for a holder of any size at a bounded cost: exact up to
+// `looks` references, else counted on `looks` of them evenly spread and
+// scaled (a leak's Hash of a million entries is one search in C per look).
+std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder, const Heap& later,
+                                      std::size_t looks = 65536);
+
 // The holder keeps the leak through one entry that is rebuilt, not grown: its
 // first reference in B holds most of the leaked bytes (`retained`, by B's
 // dominator tree) and is gone by C (so it is no leaked object itself), where the holder's first

@@ -235,7 +235,7 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
   // how many of B's are gone by C tells it from a leak, which keeps them
   // (looks_bounded). Counted only for a holder that grew at all.
   if (b && c && *b < *c && by_length && !moved) {
-    growth.dropped = dropped_entries(target, holder, later);
+    growth.dropped = estimated_dropped_entries(target, holder, *later);
     growth.drops = growth.dropped > 0;
   }
   return growth;

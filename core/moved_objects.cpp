@@ -39,31 +39,40 @@ MovedObjects find_moved_objects(const Heap& target, const Heap& later,
                                 const std::vector<ObjectIndex>& in_baseline,
                                 const std::vector<ObjectIndex>& in_later) {
   MovedObjects out;
-  // Per 64 KiB of addresses: objects alive since A there, and those gone by C.
-  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> pages;
   for (ObjectIndex i = 0; i < target.size(); ++i) {
     if (!is_live(target.type(i)) || in_baseline[i] == kNoObject) continue;
     ++out.old_objects;
-    const bool vanished = in_later[i] == kNoObject;
-    out.old_vanished += vanished;
-    auto& page = pages[target.address(i) >> 16];
-    ++page.first;
-    page.second += vanished;
+    out.old_vanished += in_later[i] == kNoObject;
   }
   // Churn takes a few old objects (an entry evicted); a compaction moves a
   // share of the heap, whole pages of it (it empties the pages it moves out
   // of into the holes of others): 7% of a Rack app's objects alive since A,
-  // and every leaked one. Below 2% there is nothing to look for.
+  // and every leaked one. Below 2% there is nothing to look for (one pass,
+  // no more, on every diff).
   if (out.old_objects < kMinOldObjects || 50 * out.old_vanished < out.old_objects) return out;
-  // Pages (of 8 or more old objects) that lost half of them or more: 8 of a
-  // compacted app's 33, none of an evicting cache's 52 (it lost 2.3% of its
-  // old objects, scattered) nor of any other app of tests/apps.
+  // Pages of 64 KiB (of 8 or more old objects) that lost half of them or
+  // more: 8 of a compacted app's 33, none of an evicting cache's 52 (it lost
+  // 2.3% of its old objects, scattered) nor of any other app of tests/apps.
+  // The heap is in address order: a page is a run of indices.
   std::size_t settled = 0, emptied = 0;
-  for (const auto& [page, counts] : pages) {
-    if (counts.first < 8) continue;
-    ++settled;
-    emptied += 2 * counts.second >= counts.first;
+  std::uint64_t page = UINT64_MAX, old = 0, gone = 0;
+  const auto close_page = [&] {
+    if (old >= 8) {
+      ++settled;
+      emptied += 2 * gone >= old;
+    }
+  };
+  for (ObjectIndex i = 0; i < target.size(); ++i) {
+    if (!is_live(target.type(i)) || in_baseline[i] == kNoObject) continue;
+    if (const std::uint64_t p = target.address(i) >> 16; p != page) {
+      close_page();
+      page = p;
+      old = gone = 0;
+    }
+    ++old;
+    gone += in_later[i] == kNoObject;
   }
+  close_page();
   if (emptied < 2 || 20 * emptied < settled) return out;
 
   // C's objects at addresses B has no live object at (or another one), by content.

@@ -27,15 +27,23 @@ bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
   return dropped_entries(target, holder, later, 1) > 0;
 }
 
+namespace {
+
+// B's object `y` is not the same object at its address in `later`.
+bool gone_by(const SameObject& same, const Heap& target, ObjectIndex y, const Heap& later) {
+  const auto j = later.find(target.address(y));
+  return !j || !same(y, *j);
+}
+
+}  // namespace
+
 std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later,
                             std::size_t enough) {
   if (!later || holder == kNoObject || !target.has_edges()) return 0;
   const SameObject same(IdentityRule::between(target, *later), target, *later);
   std::size_t gone = 0;
-  for (ObjectIndex y : target.references(holder)) {
-    const auto j = later->find(target.address(y));
-    if ((!j || !same(y, *j)) && ++gone == enough) break;
-  }
+  for (ObjectIndex y : target.references(holder))
+    if (gone_by(same, target, y, *later) && ++gone == enough) break;
   return gone;
 }
 
@@ -47,10 +55,8 @@ std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder, co
   const SameObject same(IdentityRule::between(target, later), target, later);
   const std::size_t step = refs.size() / looks;
   std::size_t gone = 0, looked = 0;
-  for (std::size_t k = 0; k < refs.size(); k += step, ++looked) {
-    const auto j = later.find(target.address(refs[k]));
-    gone += !j || !same(refs[k], *j);
-  }
+  for (std::size_t k = 0; k < refs.size(); k += step, ++looked)
+    gone += gone_by(same, target, refs[k], later);
   return gone * refs.size() / looked;
 }
 

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "core/dominators.h"
+#include "core/explain_pipeline.h"
 #include "core/loader.h"
 #include "core/ownership.h"
 
@@ -73,10 +75,16 @@ int main(int argc, char** argv) {
     auto baseline = load(argv[2], true);
     auto later = load(argv[3], true);
     started = std::chrono::steady_clock::now();
-    const auto diff = heapleak::diff_heaps(*baseline, *target, later.get());
-    const auto leaks = heapleak::explain_leak(*target, diff, 20);
-    std::printf("explain on 3 loaded heaps: %.3f s (%zu leaked objects, %zu groups explained)\n",
-                seconds_since(started), diff.leaked.size(), leaks.size());
+    // explain's own passes (core/explain_pipeline.h), each timed.
+    heapleak::ExplainInput input;
+    input.dumps = {baseline.get(), target.get(), later.get()};
+    const heapleak::ExplainOutcome explained = heapleak::explain_leaks(std::move(input));
+    std::printf(
+        "explain on 3 loaded heaps: %.3f s (%zu leaked objects, %zu leak rows, %zu noise)\n",
+        seconds_since(started), explained.diff.leaked.size(), explained.rows.leaks.size(),
+        explained.rows.noise.size());
+    for (const auto& pass : explained.times)
+      if (!pass.skipped) std::printf("  %-20s %.3f s\n", pass.name.c_str(), pass.seconds);
   }
   return 0;
 }

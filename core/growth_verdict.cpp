@@ -4,7 +4,7 @@
 
 #include "core/dominators.h"
 #include "core/identity.h"
-#include "core/leak_clusters.h"
+#include "core/leak_rows.h"
 #include "core/series_growth.h"
 
 namespace heapleak {

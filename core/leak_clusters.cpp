@@ -477,71 +477,23 @@ ObjectIndex growth_object(const LeakCluster& cluster) {
   return cluster.hops.empty() ? cluster.holder : cluster.hops.back();
 }
 
-// A holder whose entry holding the leak is rebuilt (growth.rebuilt) may be
-// an owner that replaces a container by a new one (`@errors = @errors.last(50)`,
-// `@sessions = @sessions.reject { ... }`), not by a grown copy: when that
-// entry has a length, it is found again in A and C among the owner's
-// references (core/replaced_entries.h) and the growth is read on it, with
-// whether it dropped entries: a store swept to its cap reads bounded there.
-void read_replaced_entries(const Heap& baseline, const Heap& target, const Heap& later,
-                           std::map<std::pair<ObjectIndex, ObjectIndex>, LeakCluster>& clusters) {
-  std::vector<LeakCluster*> rows;
-  std::vector<EntryQuery> queries;
-  for (auto& [anchor, cluster] : clusters) {
-    if (!cluster.growth.rebuilt) continue;
-    const ObjectIndex owner = growth_object(cluster);
-    const ObjectIndex entry = target.references(owner).front();  // rebuilt_entry's entry
-    if (!target.length(entry)) continue;
-    rows.push_back(&cluster);
-    queries.push_back({owner, entry});
+// How Ruby reaches `cluster`'s holder: path, vias, reach, path names.
+// Returns the holder's name (empty without a holder).
+std::string place(const Heap& target, LeakCluster& cluster, EdgeNameMemo& via_memo) {
+  std::string holder_name;
+  std::string root = cluster.reach.root;
+  if (cluster.holder != kNoObject) {
+    cluster.path = target.root_paths().path_to(target, cluster.holder);
+    root = cluster.path.root;
+    const ObjectType holder_type = target.type(cluster.holder);
+    holder_name = holder_type == ObjectType::kClass || holder_type == ObjectType::kModule
+                      ? class_label(target, cluster.holder)
+                      : ruby_name(target, cluster.holder);
+    cluster.vias = path_vias(target, cluster.path.path, &via_memo);
+    cluster.reach = reach_of(target, cluster, root, cluster.vias);
   }
-  if (rows.empty()) return;
-  const auto in_baseline = find_replaced_entries(target, queries, baseline);
-  const auto in_later = find_replaced_entries(target, queries, later);
-  for (std::size_t q = 0; q < rows.size(); ++q) {
-    if (!in_later[q]) continue;  // C's copy not found: its size still says nothing
-    const ObjectIndex entry = queries[q].entry;
-    Growth& growth = rows[q]->growth;
-    growth.field = target.type(entry) == ObjectType::kHash     ? "size"
-                   : target.type(entry) == ObjectType::kString ? "bytesize"
-                                                               : "length";
-    growth.baseline.reset();
-    if (in_baseline[q]) growth.baseline = baseline.length(*in_baseline[q]);
-    growth.target = target.length(entry);
-    growth.later = later.length(*in_later[q]);
-    growth.stack = false;
-    growth.rebuilt = false;
-    growth.replaced = true;
-    growth.dropped = dropped_entries(target, entry, &later);
-    growth.drops = growth.dropped > 0;
-  }
-}
-
-// Old objects that grew in place are leaks with no new objects: a row each,
-// ranked by the bytes they gained by B, unless they already hold a row.
-template <class Place>
-void add_grown_rows(const Heap& target, const std::vector<GrownObject>& grown, LeakClusters& out,
-                    const Place& place) {
-  std::unordered_set<ObjectIndex> holding;
-  for (const auto* rows : {&out.leaks, &out.noise}) {
-    for (const LeakCluster& row : *rows) {
-      holding.insert(row.holder);
-      holding.insert(row.hops.begin(), row.hops.end());
-    }
-  }
-  for (const GrownObject& g : grown) {
-    if (holding.contains(g.object) || !target.root_paths().reachable(g.object)) continue;
-    LeakCluster row;
-    row.holder = g.object;
-    row.grown_in_place = true;
-    row.memsize = g.bytes_target;
-    row.retained = g.bytes_target - std::min(g.bytes_target, g.bytes_baseline);
-    row.growth = Growth{g.field, g.baseline, g.target, g.later};
-    const std::string holder_name = place(row);
-    row.key = label_of(row, holder_name);
-    row.signature = signature_of(row, holder_name);
-    out.leaks.push_back(std::move(row));
-  }
+  cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
+  return holder_name;
 }
 
 }  // namespace
@@ -551,24 +503,29 @@ std::vector<ClusterClass> cluster_classes(const Heap& heap, const std::vector<Ob
   return classes_of(heap, objects, group_by);
 }
 
-LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap* later,
-                           const LeakDiff& diff, GroupBy group_by) {
-  LeakClusters out;
-  if (diff.leaked.empty() && diff.grown.empty()) return out;
-  std::vector<char> leaked(target.size(), 0);
-  for (ObjectIndex i : diff.leaked) leaked[i] = 1;
-  std::vector<ObjectIndex> holder_of = holders(target, leaked, diff.leaked);
-  if (later) {
-    keep_holders_alive_in_later(baseline, target, *later, leaked, diff.leaked, holder_of,
-                                kTransientMark);
-    adopt_born_holders(baseline, target, *later, leaked, diff.leaked, holder_of, kFirstHolderMark);
-  }
+void find_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  rows.leaked.assign(dumps.target.size(), 0);
+  for (ObjectIndex i : diff.leaked) rows.leaked[i] = 1;
+  rows.holder_of = holders(dumps.target, rows.leaked, diff.leaked);
+}
 
-  // Cluster by holder (or by root category / unreachable), in address order.
+void apply_later_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  if (!dumps.later) return;
+  keep_holders_alive_in_later(dumps.baseline, dumps.target, *dumps.later, rows.leaked, diff.leaked,
+                              rows.holder_of, kTransientMark);
+}
+
+void apply_born_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  if (!dumps.later) return;
+  adopt_born_holders(dumps.baseline, dumps.target, *dumps.later, rows.leaked, diff.leaked,
+                     rows.holder_of, kFirstHolderMark);
+}
+
+void group_by_holder(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  const Heap& target = dumps.target;
+  // By holder (or by root category / unreachable), in address order.
   std::map<ObjectIndex, std::vector<ObjectIndex>> by_anchor;
-  for (ObjectIndex i : diff.leaked) by_anchor[holder_of[i]].push_back(i);
-  // Two VM holders passed over for the same visible object are one row.
-  std::map<std::pair<ObjectIndex, ObjectIndex>, LeakCluster> clusters;
+  for (ObjectIndex i : diff.leaked) by_anchor[rows.holder_of[i]].push_back(i);
   for (auto& [anchor, objects] : by_anchor) {
     LeakCluster cluster;
     ObjectIndex merge_key = anchor;
@@ -588,37 +545,22 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       cluster.holder = visible_holder(target, anchor, cluster.hops);
       merge_key = cluster.holder;
     }
-    auto [it, inserted] = clusters.try_emplace(
+    auto [it, inserted] = rows.rows.try_emplace(
         {merge_key, cluster.hops.empty() ? kNoObject : cluster.hops.front()}, std::move(cluster));
     auto& members = it->second.objects;
     members.insert(members.end(), objects.begin(), objects.end());
   }
-
-  const std::vector<char> covered = dominated_by_leak(target, leaked, diff.leaked);
-  const DominatorTree& tree = target.dominators();
-  EdgeNameMemo via_memo;  // the rows' paths share their first hops
-  std::map<std::pair<ObjectIndex, ObjectIndex>, std::string> holder_names;
-  // How Ruby reaches the row's holder: path, vias, reach, path names; the
-  // holder's name (empty without a holder).
-  const auto place = [&](LeakCluster& cluster) {
-    std::string holder_name;
-    std::string root = cluster.reach.root;
-    if (cluster.holder != kNoObject) {
-      cluster.path = target.root_paths().path_to(target, cluster.holder);
-      root = cluster.path.root;
-      const ObjectType holder_type = target.type(cluster.holder);
-      holder_name = holder_type == ObjectType::kClass || holder_type == ObjectType::kModule
-                        ? class_label(target, cluster.holder)
-                        : ruby_name(target, cluster.holder);
-      cluster.vias = path_vias(target, cluster.path.path, &via_memo);
-      cluster.reach = reach_of(target, cluster, root, cluster.vias);
-    }
-    cluster.path_names = path_names(target, root, cluster.path.path, cluster.vias);
-    return holder_name;
-  };
-  for (auto& [anchor, cluster] : clusters) {
+  for (auto& [anchor, cluster] : rows.rows) {
     std::sort(cluster.objects.begin(), cluster.objects.end());
     cluster.count = cluster.objects.size();
+  }
+}
+
+void measure_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  const Heap& target = dumps.target;
+  const std::vector<char> covered = dominated_by_leak(target, rows.leaked, diff.leaked);
+  const DominatorTree& tree = target.dominators();
+  for (auto& [anchor, cluster] : rows.rows) {
     std::vector<ObjectIndex> reachable;
     for (ObjectIndex i : cluster.objects) {
       cluster.memsize += target.memsize(i);
@@ -630,11 +572,21 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       if (!covered[i]) cluster.retained += tree.retained(i);
     }
     cluster.owners = owners_of(target, reachable);
-    holder_names[anchor] = place(cluster);
+  }
+}
+
+void place_rows(const DiffDumps& dumps, RowsInProgress& rows) {
+  for (auto& [anchor, cluster] : rows.rows)
+    rows.holder_names[anchor] = place(dumps.target, cluster, rows.via_memo);
+}
+
+void read_growth(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  const auto& [baseline, target, later] = dumps;
+  for (auto& [anchor, cluster] : rows.rows) {
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
     cluster.growth = growth_of(baseline, target, later, growth_object(cluster), diff.moved_later);
-    if (cluster.holder != kNoObject && leaked[cluster.holder]) {
+    if (cluster.holder != kNoObject && rows.leaked[cluster.holder]) {
       // Made between A and B: whatever sits at its address in A is another object.
       cluster.growth.born = true;
       cluster.growth.baseline.reset();
@@ -643,15 +595,65 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
       cluster.growth.rebuilt =
           rebuilt_entry(target, growth_object(cluster), later, cluster.retained);
   }
-  if (later) read_replaced_entries(baseline, target, *later, clusters);
-  const CaptureOwn capture_own(target);
-  for (auto& [anchor, cluster] : clusters) {
-    const std::string& holder_name = holder_names[anchor];
+}
+
+// A holder whose entry holding the leak is rebuilt (growth.rebuilt) may be
+// an owner that replaces a container by a new one (`@errors = @errors.last(50)`,
+// `@sessions = @sessions.reject { ... }`), not by a grown copy: when that
+// entry has a length, it is found again in A and C among the owner's
+// references (core/replaced_entries.h) and the growth is read on it, with
+// whether it dropped entries: a store swept to its cap reads bounded there.
+void read_replaced_entries(const DiffDumps& dumps, RowsInProgress& rows) {
+  if (!dumps.later) return;
+  const Heap& target = dumps.target;
+  std::vector<LeakCluster*> rebuilt;
+  std::vector<EntryQuery> queries;
+  for (auto& [anchor, cluster] : rows.rows) {
+    if (!cluster.growth.rebuilt) continue;
+    const ObjectIndex owner = growth_object(cluster);
+    const ObjectIndex entry = target.references(owner).front();  // rebuilt_entry's entry
+    if (!target.length(entry)) continue;
+    rebuilt.push_back(&cluster);
+    queries.push_back({owner, entry});
+  }
+  if (rebuilt.empty()) return;
+  const auto in_baseline = find_replaced_entries(target, queries, dumps.baseline);
+  const auto in_later = find_replaced_entries(target, queries, *dumps.later);
+  for (std::size_t q = 0; q < rebuilt.size(); ++q) {
+    if (!in_later[q]) continue;  // C's copy not found: its size still says nothing
+    const ObjectIndex entry = queries[q].entry;
+    Growth& growth = rebuilt[q]->growth;
+    growth.field = target.type(entry) == ObjectType::kHash     ? "size"
+                   : target.type(entry) == ObjectType::kString ? "bytesize"
+                                                               : "length";
+    growth.baseline.reset();
+    if (in_baseline[q]) growth.baseline = dumps.baseline.length(*in_baseline[q]);
+    growth.target = target.length(entry);
+    growth.later = dumps.later->length(*in_later[q]);
+    growth.stack = false;
+    growth.rebuilt = false;
+    growth.replaced = true;
+    growth.dropped = dropped_entries(target, entry, dumps.later);
+    growth.drops = growth.dropped > 0;
+  }
+}
+
+void name_rows(const DiffDumps& dumps, GroupBy group_by, RowsInProgress& rows) {
+  const Heap& target = dumps.target;
+  for (auto& [anchor, cluster] : rows.rows) {
+    const std::string& holder_name = rows.holder_names[anchor];
     cluster.classes = cluster_classes(target, cluster.objects, group_by);
     cluster.key = label_of(cluster, holder_name);
     if (cluster.growth.born) cluster.key += " (created between A and B)";
     cluster.signature = signature_of(cluster, holder_name);
     cluster.block = block_of(target, cluster);
+  }
+}
+
+void judge_rows(const DiffDumps& dumps, RowsInProgress& rows) {
+  const auto& [baseline, target, later] = dumps;
+  const CaptureOwn capture_own(target);
+  for (auto& [anchor, cluster] : rows.rows) {
     // The capture gem's objects are in every dump it takes: never the program's leak.
     if (cluster.noise == NoiseReason::kNone && capture_own.owns(target, cluster))
       cluster.noise = NoiseReason::kCaptureOwn;
@@ -666,19 +668,45 @@ LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap*
         cluster.noise = classify(target, cluster);
       }
     }
-    (cluster.noise == NoiseReason::kNone ? out.leaks : out.noise).push_back(std::move(cluster));
+    (cluster.noise == NoiseReason::kNone ? rows.out.leaks : rows.out.noise)
+        .push_back(std::move(cluster));
   }
-  add_grown_rows(target, diff.grown, out, place);
-  fold_rows(target, out.leaks, group_by);
-  fold_rows(target, out.noise, group_by);
+  rows.rows.clear();
+}
+
+void add_grown_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
+  const Heap& target = dumps.target;
+  LeakClusters& out = rows.out;
+  std::unordered_set<ObjectIndex> holding;
+  for (const auto* list : {&out.leaks, &out.noise}) {
+    for (const LeakCluster& row : *list) {
+      holding.insert(row.holder);
+      holding.insert(row.hops.begin(), row.hops.end());
+    }
+  }
+  for (const GrownObject& g : diff.grown) {
+    if (holding.contains(g.object) || !target.root_paths().reachable(g.object)) continue;
+    LeakCluster row;
+    row.holder = g.object;
+    row.grown_in_place = true;
+    row.memsize = g.bytes_target;
+    row.retained = g.bytes_target - std::min(g.bytes_target, g.bytes_baseline);
+    row.growth = Growth{g.field, g.baseline, g.target, g.later};
+    const std::string holder_name = place(target, row, rows.via_memo);
+    row.key = label_of(row, holder_name);
+    row.signature = signature_of(row, holder_name);
+    out.leaks.push_back(std::move(row));
+  }
+}
+
+void rank_rows(RowsInProgress& rows) {
   auto by_retained = [](const LeakCluster& a, const LeakCluster& b) {
     if (a.retained != b.retained) return a.retained > b.retained;
     if (a.count != b.count) return a.count > b.count;
     return a.key < b.key;
   };
-  std::sort(out.leaks.begin(), out.leaks.end(), by_retained);
-  std::sort(out.noise.begin(), out.noise.end(), by_retained);
-  return out;
+  std::sort(rows.out.leaks.begin(), rows.out.leaks.end(), by_retained);
+  std::sort(rows.out.noise.begin(), rows.out.noise.end(), by_retained);
 }
 
 }  // namespace heapleak

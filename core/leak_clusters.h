@@ -1,101 +1,48 @@
-// One row per leak: the 3-dump diff's leaked objects clustered by their
-// accumulation point. For each leaked object, walk up its shortest path from
-// the GC roots to the first object that is not leaked: that pre-existing
-// object is the holder (a VM internal is passed over for the first
-// Ruby-visible object above it). Each cluster gets how Ruby reaches the
+// One row per leak, built pass by pass: the diff's leaked objects clustered
+// by their accumulation point. For each leaked object, walk up its shortest
+// path from the GC roots to the first object that is not leaked: that
+// pre-existing object is the holder (a VM internal is passed over for the
+// first Ruby-visible object above it). Each row gets how Ruby reaches the
 // holder, the holder's growth A -> B -> C, its leaked objects by class and
 // site, the bytes it retains (counted once across rows) and a signature
 // stable across runs; what is probably not a leak goes apart, with a reason.
+// The passes run in the order core/explain_pipeline.cpp lists, which says why.
 #pragma once
 
-#include <cstdint>
-#include <optional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/heap.h"
-#include "core/ivar_names.h"
 #include "core/leak_diff.h"
-#include "core/leak_noise.h"
+#include "core/leak_rows.h"
+#include "core/naming.h"
 #include "core/object_key.h"
-#include "core/ownership.h"
 #include "core/root_paths.h"
 
 namespace heapleak {
 
-// How Ruby code reaches the holder: the nearest named class or module, a
-// thread, a global, or only the GC root category.
-struct Reach {
-  std::string kind;  // constant|class|module|global|thread|root|object
-  std::string name;
-  std::string root;  // GC root category of the path
-  std::string ivar;  // the class's ivar on the path (`@cache`), when the dump names it exactly
+// The three dumps a diagnosis reads: `baseline` (A) and `later` (C) may be
+// identity-only heaps, `later` may be null (a 2-dump diff); `target` (B)
+// needs references.
+struct DiffDumps {
+  const Heap& baseline;
+  const Heap& target;
+  const Heap* later = nullptr;
 };
 
-// Array length / Hash size (else the number of references) of the holder in
-// A, B, C; of the last VM hop under the holder when there are hops (the
-// object whose references actually gained the leaked objects).
-struct Growth {
-  std::string field;  // length|size|references
-  std::optional<std::uint64_t> baseline, target, later;
-  bool drops = false;    // some of its entries in B are gone by C: it evicts (growth_verdict.h)
-  bool rebuilt = false;  // its entry holding the leak was replaced by a copy: size says nothing
-  bool stack = false;    // a Thread or Fiber: its references include its stack (growth_verdict.h)
-  // Read on the rebuilt entry instead (core/replaced_entries.h): a container the holder
-  // replaces by a new one between dumps, whose length or size can be read in each.
-  bool replaced = false;
-  std::uint64_t dropped = 0;  // how many of its references in B are gone by C (when it grew)
-  // The holder itself was made between A and B (core/born_holders.h): no size in A.
-  bool born = false;
-};
-
-struct SiteCount {
-  std::string site;
-  std::uint64_t count = 0;
-};
-
-struct ClusterClass {
-  std::string key;
-  std::string name;
-  std::uint64_t count = 0;
-  std::uint64_t memsize = 0;
-  std::vector<SiteCount> sites;  // traced dumps only, most first
-};
-
-struct LeakCluster {
-  std::string key;        // human label: holder and how Ruby reaches it
-  std::string signature;  // 16 hex digits, no addresses in its input
-  ObjectIndex holder = kNoObject;
-  std::vector<ObjectIndex> hops;  // VM internals between the holder and the leaked objects
-  Reach reach;
-  Growth growth;
-  std::vector<ObjectIndex> objects;  // the leaked objects, ascending address
-  std::uint64_t count = 0, memsize = 0, retained = 0;
-  // Holders of this one leak (one signature) folded into the row: `holder`
-  // is the one retaining most; count, memsize, retained are their totals.
-  std::uint64_t instances = 1;
-  // Rows folded in because this row's holder keeps their holders alive
-  // through a block (core/leak_folding.h): each one's label and holders.
-  std::vector<std::pair<std::string, std::uint64_t>> grows_with;
-  // An old object that grew in place (diff.grown): the holder is the leak,
-  // `objects` is empty, `retained` the bytes it gained from A to B.
-  bool grown_in_place = false;
-  std::vector<ClusterClass> classes;  // biggest first
-  std::vector<Owner> owners;
-  RootPath path;                        // from a GC root to the holder (empty when holder is null)
-  std::vector<EdgeName> vias;           // how each path object is held by the one before it
-  std::vector<std::string> path_names;  // "ROOT cat", then each path object (naming.h path_names)
-  NoiseReason noise = NoiseReason::kNone;
-  std::string block;  // where the Procs it holds were defined (leak_shape.h block_of), or ""
-  // explain over N >= 4 dumps (series_growth.h): growth.field's value and
-  // the growth object's own bytes in each dump D1..DN, nullopt where that
-  // container is not there; empty with fewer dumps.
-  std::vector<std::optional<std::uint64_t>> series, series_bytes;
-};
-
-struct LeakClusters {
-  std::vector<LeakCluster> leaks;  // by retained, most first
-  std::vector<LeakCluster> noise;  // by retained, most first
+// The rows while the passes build them.
+struct RowsInProgress {
+  std::vector<char> leaked;            // by object of B: new in B and alive in C
+  std::vector<ObjectIndex> holder_of;  // by object of B: its holder, or a mark
+  // By anchor (the holder, or a mark) and first VM hop: two VM holders
+  // passed over for the same visible object are one row.
+  using Anchor = std::pair<ObjectIndex, ObjectIndex>;
+  std::map<Anchor, LeakCluster> rows;
+  std::map<Anchor, std::string> holder_names;  // the holder's name, "" without one
+  EdgeNameMemo via_memo;                       // the rows' paths share their first hops
+  LeakClusters out;                            // the rows once judged
 };
 
 // The leaked `objects` by class (group key), biggest first, with their
@@ -103,9 +50,36 @@ struct LeakClusters {
 std::vector<ClusterClass> cluster_classes(const Heap& heap, const std::vector<ObjectIndex>& objects,
                                           GroupBy group_by);
 
-// `baseline` and `later` may be identity-only heaps; `later` may be null
-// (2-dump diff). `target` needs references.
-LeakClusters cluster_leaks(const Heap& baseline, const Heap& target, const Heap* later,
-                           const LeakDiff& diff, GroupBy group_by = GroupBy::kClass);
+// The passes, in the pipeline's order (each comment there says why there).
+// Each leaked object's holder: the first object not leaked above it on its
+// shortest root path, or a mark (reached from a root, not reachable).
+void find_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// A holder in B that is gone by C held its objects only for a while: they
+// move up to a holder alive in C, or are marked held in B only.
+void apply_later_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// A container made between A and B that grows on from B to C under a holder
+// that does not is the leak's holder itself (core/born_holders.h).
+void apply_born_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// One row per holder (or root category, or unreachable), objects ascending.
+void group_by_holder(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// Each row's count, bytes, retained bytes (counted once across rows) and owners.
+void measure_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// How Ruby reaches each row's holder: path, vias, reach, path names.
+void place_rows(const DiffDumps& dumps, RowsInProgress& rows);
+// Each row's growth A -> B -> C, where the references were gained.
+void read_growth(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// A holder that replaces its container by a new one: the growth is read on
+// the container found again in A and C (core/replaced_entries.h).
+void read_replaced_entries(const DiffDumps& dumps, RowsInProgress& rows);
+// Each row's classes, label, signature and the block that made its Procs.
+void name_rows(const DiffDumps& dumps, GroupBy group_by, RowsInProgress& rows);
+// Leak or noise, and why: the capture gem's own objects, then what the row
+// holds (core/leak_shape.h), then where it sits (core/leak_noise.h).
+void judge_rows(const DiffDumps& dumps, RowsInProgress& rows);
+// Old objects that grew in place (diff.grown) are leaks with no new objects:
+// a row each, unless they already hold a row.
+void add_grown_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows);
+// Both lists by retained bytes, most first.
+void rank_rows(RowsInProgress& rows);
 
 }  // namespace heapleak

@@ -176,9 +176,8 @@ std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectInd
   return groups;
 }
 
-LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
-                    const LeakDiffOptions& options) {
-  LeakDiff diff;
+IdentityMatch match_identities(const Heap& baseline, const Heap& target, const Heap* later,
+                               LeakDiff& diff) {
   diff.three_way = later != nullptr;
   // A dump cut short or otherwise damaged weakens every count below: say so first.
   for (const Heap* heap : {&baseline, &target, later}) {
@@ -192,12 +191,12 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
   // arrays: the second runs on a thread of its own when the heaps are large
   // (each is a merge over every object of B, bound by memory latency).
   std::size_t matched = 0, later_matched = 0;
-  std::vector<ObjectIndex> in_baseline, in_later;
+  IdentityMatch match;
   const IdentityRule new_rule = later ? IdentityRule::between(target, *later) : old_rule;
   std::exception_ptr later_failed;
   auto match_later = [&] {
     try {
-      in_later = match_by_address(target, *later, new_rule, later_matched);
+      match.in_later = match_by_address(target, *later, new_rule, later_matched);
     } catch (...) {
       later_failed = std::current_exception();
     }
@@ -211,7 +210,7 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
     }
   }
   try {
-    in_baseline = match_by_address(target, baseline, old_rule, matched);
+    match.in_baseline = match_by_address(target, baseline, old_rule, matched);
   } catch (...) {
     if (helper.joinable()) helper.join();
     throw;
@@ -224,7 +223,7 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
   if (later_failed) std::rethrow_exception(later_failed);
   // A slot of A reused in B by a new object whose contents only appeared
   // (identity.h): new, when B's edges show no old object holding it.
-  undo_unheld_lenient_matches(old_rule, target, baseline, in_baseline);
+  undo_unheld_lenient_matches(old_rule, target, baseline, match.in_baseline);
   check_compaction("A (baseline)", "B (target)", std::min(baseline.size(), target.size()), matched,
                    diff.baseline_survival, diff);
   if (later) {
@@ -232,7 +231,11 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
                      later_matched, diff.later_survival, diff);
     if (new_rule.describe() != diff.rule) diff.rule += "; B to C: " + new_rule.describe();
   }
+  return match;
+}
 
+void select_leaked(const Heap& baseline, const Heap& target, const Heap* later,
+                   const IdentityMatch& match, LeakDiff& diff) {
   if (diff.compacted) {
     diff.leaked = diff_by_fingerprint(baseline, target, later);
     diff.rule =
@@ -241,29 +244,48 @@ LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
     diff.warnings.push_back(
         "matched objects by content fingerprint instead of address; the counts per group are "
         "right, but which copies in B are the leaked ones cannot be told after compaction");
-  } else {
-    // Part of the heap moved between B and C: what moved is alive in C too.
-    std::vector<ObjectIndex> moved_back;
-    if (later) {
-      const MovedObjects moved = find_moved_objects(target, *later, in_baseline, in_later);
-      if (moved.moved) {
-        diff.moved_later = true;
-        moved_back = moved.matched;
-        diff.warnings.push_back(moved_warning(moved));
-      }
-    }
-    for (ObjectIndex i = 0; i < target.size(); ++i) {
-      if (!is_live(target.type(i)) || in_baseline[i] != kNoObject) continue;
-      if (later && in_later[i] == kNoObject &&
-          !std::binary_search(moved_back.begin(), moved_back.end(), i))
-        continue;
-      diff.leaked.push_back(i);
-    }
-    if (later) diff.grown = grown_objects(baseline, target, *later, in_baseline, in_later);
+    return;
   }
+  // Part of the heap moved between B and C: what moved is alive in C too.
+  std::vector<ObjectIndex> moved_back;
+  if (later) {
+    const MovedObjects moved =
+        find_moved_objects(target, *later, match.in_baseline, match.in_later);
+    if (moved.moved) {
+      diff.moved_later = true;
+      moved_back = moved.matched;
+      diff.warnings.push_back(moved_warning(moved));
+    }
+  }
+  for (ObjectIndex i = 0; i < target.size(); ++i) {
+    if (!is_live(target.type(i)) || match.in_baseline[i] != kNoObject) continue;
+    if (later && match.in_later[i] == kNoObject &&
+        !std::binary_search(moved_back.begin(), moved_back.end(), i))
+      continue;
+    diff.leaked.push_back(i);
+  }
+}
+
+void find_grown(const Heap& baseline, const Heap& target, const Heap* later,
+                const IdentityMatch& match, LeakDiff& diff) {
+  if (later && !diff.compacted)
+    diff.grown = grown_objects(baseline, target, *later, match.in_baseline, match.in_later);
+}
+
+void group_leaked(const Heap& target, const LeakDiffOptions& options, LeakDiff& diff) {
   for (ObjectIndex i : diff.leaked) diff.total_memsize += target.memsize(i);
   diff.total_count = diff.leaked.size();
   diff.groups = group_objects(target, diff.leaked, options.group_by, options.samples_per_group);
+}
+
+// stats' diff: the first passes of explain's list (core/explain_pipeline.cpp), in its order.
+LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
+                    const LeakDiffOptions& options) {
+  LeakDiff diff;
+  const IdentityMatch match = match_identities(baseline, target, later, diff);
+  select_leaked(baseline, target, later, match, diff);
+  find_grown(baseline, target, later, match, diff);
+  group_leaked(target, options, diff);
   return diff;
 }
 

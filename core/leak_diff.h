@@ -52,8 +52,31 @@ struct LeakDiff {
   std::vector<GrownObject> grown;
 };
 
+// stats' diff: match_identities, select_leaked, find_grown, group_leaked.
 LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
                     const LeakDiffOptions& options = {});
+
+// The diff's passes (explain runs them as the first of its list,
+// core/explain_pipeline.cpp). B's objects found again in A and in C, at
+// their address (indices there, or kNoObject): what every later pass reads.
+struct IdentityMatch {
+  std::vector<ObjectIndex> in_baseline;
+  std::vector<ObjectIndex> in_later;  // empty without C
+};
+// Fills `diff`'s rule, survival shares, compacted flag and warnings (the
+// loads' first, then compaction's).
+IdentityMatch match_identities(const Heap& baseline, const Heap& target, const Heap* later,
+                               LeakDiff& diff);
+// diff.leaked: new in B and alive in C (or, part of the heap having moved
+// between B and C, found again by content: core/moved_objects.h); counted
+// by content fingerprint when the dumps look compacted.
+void select_leaked(const Heap& baseline, const Heap& target, const Heap* later,
+                   const IdentityMatch& match, LeakDiff& diff);
+// diff.grown: old objects that grew in place A < B < C (uncompacted, with C).
+void find_grown(const Heap& baseline, const Heap& target, const Heap* later,
+                const IdentityMatch& match, LeakDiff& diff);
+// diff's totals and groups of the leaked objects.
+void group_leaked(const Heap& target, const LeakDiffOptions& options, LeakDiff& diff);
 
 // Groups `objects` of `heap`: groups of the program's own objects first,
 // then those that are mostly VM internals; largest count first in each.

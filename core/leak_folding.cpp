@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/dominators.h"
+#include "core/leak_clusters.h"
 #include "core/naming.h"
 #include "core/naming_runtime.h"
 #include "core/root_paths.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/heap.h"
-#include "core/leak_clusters.h"
+#include "core/leak_rows.h"
 #include "core/object_key.h"
 
 namespace heapleak {

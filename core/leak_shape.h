@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/heap.h"
-#include "core/leak_clusters.h"
+#include "core/leak_rows.h"
 
 namespace heapleak {
 

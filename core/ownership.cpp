@@ -269,43 +269,6 @@ OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects,
   return report;
 }
 
-std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff,
-                                          std::size_t max_groups, GroupBy group_by) {
-  const DominatorTree& tree = target.dominators();
-  // The diff groups keep only samples: regroup the leaked objects fully.
-  // Every group is explained, then ranked: cutting by count first could drop
-  // a small group that retains the most.
-  std::vector<LeakGroup> groups = group_objects(target, diff.leaked, group_by, SIZE_MAX);
-  std::vector<LeakExplanation> out;
-  for (auto& group : groups) {
-    LeakExplanation explanation;
-    std::vector<ObjectIndex> reachable;
-    for (ObjectIndex i : group.samples) {
-      if (tree.reachable(i)) reachable.push_back(i);
-    }
-    const ObjectIndex owner = tree.common_dominator(reachable);
-    if (owner == kNoObject) {
-      explanation.owners = {};
-    } else if (owner != DominatorTree::kSuperRoot) {
-      explanation.owners.push_back(
-          folded(target, tree, Owner{owner, tree.retained(owner), reachable.size()}));
-    } else {
-      explanation.owners = owners_of_parts(target, tree, reachable);
-    }
-    explanation.retained = retained_by_set(tree, reachable, owner);
-    if (!explanation.owners.empty() && explanation.owners.front().object != kNoObject) {
-      explanation.path = target.root_paths().path_to(target, explanation.owners.front().object);
-    }
-    explanation.group = std::move(group);
-    out.push_back(std::move(explanation));
-  }
-  std::sort(out.begin(), out.end(), [](const LeakExplanation& a, const LeakExplanation& b) {
-    return a.retained != b.retained ? a.retained > b.retained : a.group.key < b.group.key;
-  });
-  if (out.size() > max_groups) out.resize(max_groups);
-  return out;
-}
-
 std::vector<DuplicateStrings> duplicate_strings(const Heap& heap, std::size_t limit,
                                                 std::size_t samples) {
   // Most strings are unique, so a map entry per distinct value cost ~70 bytes

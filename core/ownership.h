@@ -1,8 +1,7 @@
 // Who owns memory, built on the dominator tree: the top retainers of a heap
 // (by object and by class), the owner of a set of objects (their lowest
 // common dominator) with MAT-style merged shortest paths from the GC roots
-// grouped by class, and the leak explanation that ties the 3-dump diff to
-// owners, retained bytes and a root path.
+// grouped by class, and the strings held many times over.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +10,6 @@
 #include <vector>
 
 #include "core/heap.h"
-#include "core/leak_diff.h"
 #include "core/object_key.h"
 #include "core/root_paths.h"
 
@@ -65,19 +63,6 @@ OwnerReport find_owner(const Heap& heap, std::span<const ObjectIndex> objects,
 // The owners of a set of reachable objects: their lowest common dominator,
 // or, when only the GC roots dominate them all, the owner of each part.
 std::vector<Owner> owners_of(const Heap& heap, std::span<const ObjectIndex> reachable);
-
-struct LeakExplanation {
-  LeakGroup group;
-  std::uint64_t retained = 0;  // bytes freed if the group's objects were freed
-  std::vector<Owner> owners;
-  RootPath path;  // to the first owner
-};
-
-// The diff's leaked objects grouped by `group_by`, each group with its
-// owners, ranked by retained bytes; the first `max_groups` of that ranking.
-std::vector<LeakExplanation> explain_leak(const Heap& target, const LeakDiff& diff,
-                                          std::size_t max_groups = 20,
-                                          GroupBy group_by = GroupBy::kClass);
 
 struct DuplicateStrings {
   std::uint32_t value_hash = 0;

@@ -2,7 +2,6 @@
 // search never holds up a connection's cheap requests.
 #include <boost/json.hpp>
 
-#include "core/dump_series.h"
 #include "core/leak_diff.h"
 #include "core/retainer_report.h"
 #include "core/root_paths.h"
@@ -11,10 +10,9 @@
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
 #include "daemon/wire_params.h"
+#include "engine/stats.h"
 #include "protocol/method_names.h"
-#include "results/grouping_warning.h"
 #include "results/results_json.h"
-#include "results/stats_json.h"
 
 namespace heapleak::daemon {
 using namespace results;
@@ -32,23 +30,17 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params,
   }
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
-  const Heap& target = *heaps.target.heap;
-  LeakDiff diff = diff_heaps(*heaps.baseline.heap, target, heaps.later_heap(), options);
-  const SeriesCheck series =
-      check_series(*heaps.baseline.heap, target, heaps.later_heap(), diff.compacted);
-  add_series_warnings(series, diff.warnings);
-  warn_if_untraced(diff, target, options.group_by);
-  json::object out = stats_json(target, diff, options.group_by, params.limit.value_or(0));
+  std::vector<const Heap*> dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
+  if (heaps.later) dumps.push_back(heaps.later->heap.get());
+  json::object out = engine::stats(dumps, diff_paths(heaps), options, params.limit.value_or(0)).doc;
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;
-  out["files"] = diff_files(heaps);
-  out["series"] = series_json(series);
   return out;
 }
 
 json::value run_root(DaemonContext& ctx, const RootParams& params, const RequestContext& context) {
-  const HeapEntry entry = require_heap(ctx, params.heap, context);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, context);
   RetainerRequest request;
   request.addresses = parse_address_list(params.addresses);
   request.min_samples = params.min_samples;
@@ -66,7 +58,7 @@ json::value run_root(DaemonContext& ctx, const RootParams& params, const Request
 
 json::value run_path_to_root(DaemonContext& ctx, const AddressParams& params,
                              const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
   const ObjectIndex index = require_object(*entry.heap, params.address);
   const AnalysisAdmission admitted(ctx, entry, kRootPathsAnalysis);
   auto path = path_to_root(*entry.heap, index);

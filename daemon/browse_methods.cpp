@@ -18,9 +18,22 @@ using protocol::RequestContext;
 
 namespace {
 
+// Paging runs inline, on the connection's thread: a heap loaded
+// identity-only (a diff's A or C) is not read again here, only said so.
+HeapEntry require_references(HeapEntry entry) {
+  if (!entry.heap->has_edges()) {
+    throw protocol::RpcException(protocol::domain_error(
+        "invalidArgument", "heap " + entry.id +
+                               " was loaded identity-only (a diff's A or C keeps no "
+                               "references): ask `object` on it, or loadHeap its file, to "
+                               "read them"));
+  }
+  return entry;
+}
+
 json::value run_referrers(DaemonContext& ctx, const PageParams& params,
                           const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
+  const HeapEntry entry = require_references(require_heap(ctx, params.heap, request));
   const ObjectIndex i = require_object(*entry.heap, params.address);
   return edge_page_json(*entry.heap, i, entry.heap->referrers(i), params.offset,
                         limit_or_all(params.limit));
@@ -28,7 +41,7 @@ json::value run_referrers(DaemonContext& ctx, const PageParams& params,
 
 json::value run_references(DaemonContext& ctx, const PageParams& params,
                            const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
+  const HeapEntry entry = require_references(require_heap(ctx, params.heap, request));
   const ObjectIndex i = require_object(*entry.heap, params.address);
   return edge_page_json(*entry.heap, i, entry.heap->references(i), params.offset,
                         limit_or_all(params.limit));
@@ -36,7 +49,7 @@ json::value run_references(DaemonContext& ctx, const PageParams& params,
 
 json::value run_object(DaemonContext& ctx, const AddressParams& params,
                        const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
   json::object out = object_json(*entry.heap, require_object(*entry.heap, params.address));
   out["heap"] = entry.id;
   return out;

@@ -190,12 +190,4 @@ std::uint64_t HeapStore::used_bytes() const {
   return resident_ + reserved_;
 }
 
-std::uint64_t HeapStore::estimate_load_bytes(std::uint64_t file_bytes, bool gzip) {
-  // Measured: a loaded heap holds ~0.2 bytes per byte of JSON, and a load
-  // peaks near twice that while it sorts and builds edges. gzip inflates ~8x.
-  // The load itself charges what it really reads as it goes (LoadControl::charge).
-  const std::uint64_t json_bytes = gzip ? file_bytes * 8 : file_bytes;
-  return estimate_peak_bytes(json_bytes);
-}
-
 }  // namespace heapleak::daemon

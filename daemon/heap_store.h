@@ -86,9 +86,6 @@ class HeapStore {
   std::uint64_t used_bytes() const;
   std::uint64_t max_bytes() const { return max_bytes_; }
 
-  // A rough upper bound of what loading this file will hold at its peak.
-  static std::uint64_t estimate_load_bytes(std::uint64_t file_bytes, bool gzip);
-
  private:
   mutable std::mutex mutex_;
   struct RunningLoad {

@@ -1,16 +1,13 @@
 #include "daemon/method_support.h"
 
+#include <cstdint>
 #include <filesystem>
 
 #include "daemon/path_heaps.h"
+#include "engine/load_plan.h"
 #include "results/dump_files.h"
 
 namespace heapleak::daemon {
-
-protocol::RpcError to_rpc_error(const Error& error) {
-  if (error.reason == ErrorReason::kCancelled) return protocol::cancelled_error();
-  return protocol::domain_error(reason_name(error.reason), error.message);
-}
 
 HeapStillLoading::HeapStillLoading(std::string name)
     : protocol::RpcException(protocol::domain_error(
@@ -40,26 +37,61 @@ HeapEntry require_heap(DaemonContext& ctx, const std::string& heap,
   return require_heap(ctx.store, heap);
 }
 
+HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& heap,
+                                       const protocol::RequestContext& request) {
+  // Loaded identity-only (a diff's A or C): its file read again, with references.
+  return with_references(ctx, require_heap(ctx, heap, request), request);
+}
+
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
-                             const protocol::RequestContext& request) {
-  if (!params.heaps.empty()) {
-    DiffHeaps heaps;
-    for (const auto& heap : params.heaps) heaps.series.push_back(require_heap(ctx, heap, request));
-    const std::size_t n = heaps.series.size();
-    heaps.baseline = heaps.series.front();
-    heaps.target = heaps.series[n - 2];
-    heaps.later = heaps.series.back();
-    return heaps;
+                             const protocol::RequestContext& request,
+                             const std::function<void(const HeapEntry&)>& after_target) {
+  std::vector<std::string> names = params.heaps;
+  if (names.empty()) {
+    names = {params.baseline, params.target};
+    if (params.later) names.push_back(*params.later);
   }
-  DiffHeaps heaps{require_heap(ctx, params.baseline, request),
-                  require_heap(ctx, params.target, request),
-                  {},
-                  {}};
-  if (params.later) heaps.later = require_heap(ctx, *params.later, request);
+  // The plan of explain and check (engine/load_plan.h): B with references,
+  // first; A and C identity-only beside it. Heaps named by id are used as
+  // they are, unless B lacks references: then its file is read again
+  // (while it is unchanged).
+  engine::LoadPlan plan = engine::plan_leak_loads(names);
+  std::vector<std::optional<HeapEntry>> named(names.size());
+  engine::LoadPlan reads;
+  reads.at_once = plan.at_once;
+  std::vector<std::size_t> read_of(names.size(), SIZE_MAX);
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    engine::DumpLoad load = plan.loads[k];
+    if (!names_a_path(names[k])) {
+      HeapEntry entry = require_heap(ctx.store, names[k]);
+      if (load.mode == LoadMode::kFull) entry = with_references(ctx, entry, request);
+      named[k] = std::move(entry);
+      continue;
+    }
+    read_of[k] = reads.loads.size();
+    reads.loads.push_back(std::move(load));
+  }
+  for (std::size_t k : plan.order)
+    if (read_of[k] != SIZE_MAX) reads.order.push_back(read_of[k]);
+  if (plan.target && read_of[*plan.target] != SIZE_MAX) reads.target = read_of[*plan.target];
+  std::vector<HeapEntry> loaded;
+  if (!reads.loads.empty()) loaded = heaps_for_plan(ctx, reads, request, after_target);
+  std::vector<HeapEntry> entries;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    entries.push_back(named[k] ? *named[k] : loaded[read_of[k]]);
+  // B loaded already (named by id, or current): its analyses now.
+  if (plan.target && named[*plan.target] && after_target) after_target(entries[*plan.target]);
+
+  DiffHeaps heaps;
+  const std::size_t n = entries.size();
+  heaps.baseline = entries.front();
+  heaps.target = entries[n >= 3 ? n - 2 : 1];
+  if (n >= 3) heaps.later = entries.back();
+  if (!params.heaps.empty()) heaps.series = std::move(entries);
   return heaps;
 }
 
-boost::json::object diff_files(const DiffHeaps& heaps) {
+std::vector<std::string> diff_paths(const DiffHeaps& heaps) {
   // A series names every dump (its baseline, target and later among them).
   std::vector<std::string> paths;
   for (const auto& entry : heaps.series) paths.push_back(entry.path);
@@ -67,7 +99,11 @@ boost::json::object diff_files(const DiffHeaps& heaps) {
     paths = {heaps.baseline.path, heaps.target.path};
     if (heaps.later) paths.push_back(heaps.later->path);
   }
-  return results::dump_files_json(paths);
+  return paths;
+}
+
+boost::json::object diff_files(const DiffHeaps& heaps) {
+  return results::dump_files_json(diff_paths(heaps));
 }
 
 LeakDiffOptions require_diff_options(const StatsParams& params) {
@@ -114,18 +150,6 @@ std::vector<Address> parse_address_list(const std::vector<std::string>& texts) {
         protocol::invalid_params("params.addresses: needs at least one address"));
   }
   return addresses;
-}
-
-boost::json::object series_json(const SeriesCheck& series) {
-  boost::json::array findings;
-  for (const SeriesFinding& finding : series.findings) {
-    findings.push_back(boost::json::object{{"problem", series_problem_name(finding.problem)},
-                                           {"first", finding.first},
-                                           {"second", finding.second},
-                                           {"message", finding.message},
-                                           {"fromManifest", finding.from_manifest}});
-  }
-  return boost::json::object{{"oneSeries", !series.broken()}, {"findings", std::move(findings)}};
 }
 
 }  // namespace heapleak::daemon

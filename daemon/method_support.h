@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,13 +15,12 @@
 #include "core/leak_diff.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
+#include "daemon/rpc_errors.h"
 #include "daemon/wire_params.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
 
 namespace heapleak::daemon {
-
-protocol::RpcError to_rpc_error(const Error& error);
 
 // Thrown by require_heap for a name whose load is still running. Methods
 // registered through daemon/query_task.h run again when that load ends;
@@ -56,16 +56,24 @@ struct DiffHeaps {
   std::vector<HeapEntry> series;
   const Heap* later_heap() const { return later ? later->heap.get() : nullptr; }
 };
+// Dumps named by path load as engine/load_plan.h's plan_leak_loads says:
+// B with references, first, then `after_target` on it (its analyses) while
+// A and C load identity-only beside it, in one progress.
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
-                             const protocol::RequestContext& request);
+                             const protocol::RequestContext& request,
+                             const std::function<void(const HeapEntry&)>& after_target = {});
+// require_heap, for a method that needs the heap's references: a heap loaded
+// identity-only (a diff's A or C) is loaded again from its file with them;
+// -32803 invalidArgument when it has no file to read.
+HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& heap,
+                                       const protocol::RequestContext& request);
 // The diff's files for people: {baseline, target, later} by the rule of
 // results/dump_files.h (file names; whole paths when two share a name), so a
 // header says "new in B.json since A.json" in every client; a series of four
 // or more adds `dumps`, each in order.
 boost::json::object diff_files(const DiffHeaps& heaps);
-// stats' and explain's `series`: {oneSeries, findings: [{problem, first,
-// second, message}]} (core/dump_series.h).
-boost::json::object series_json(const SeriesCheck& series);
+// Their files in that order: D1..DN of a series, else A B [C].
+std::vector<std::string> diff_paths(const DiffHeaps& heaps);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.
 std::vector<Address> parse_address_list(const std::vector<std::string>& texts);

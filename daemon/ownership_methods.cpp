@@ -5,19 +5,17 @@
 #include <boost/json.hpp>
 
 #include "core/dominator_subtree.h"
-#include "core/dump_series.h"
-#include "core/leak_clusters.h"
 #include "core/leak_diff.h"
 #include "core/ownership.h"
-#include "core/series_growth.h"
 #include "daemon/analysis_admission.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"
 #include "daemon/wire_params.h"
+#include "engine/explain.h"
+#include "engine/load_plan.h"
 #include "protocol/method_names.h"
 #include "results/dominator_tree_json.h"
-#include "results/grouping_warning.h"
 #include "results/results_json.h"
 
 namespace heapleak::daemon {
@@ -28,6 +26,7 @@ using protocol::RequestContext;
 
 namespace {
 
+// B of a diff always has references (require_diff_heaps loads it so).
 const Heap& require_edges(const HeapEntry& entry) {
   if (!entry.heap->has_edges()) {
     throw protocol::RpcException(
@@ -37,8 +36,8 @@ const Heap& require_edges(const HeapEntry& entry) {
 }
 
 json::value run_owner(DaemonContext& ctx, const RootParams& params, const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
-  const Heap& heap = require_edges(entry);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
+  const Heap& heap = *entry.heap;
   std::vector<ObjectIndex> objects;
   for (Address address : parse_address_list(params.addresses)) {
     objects.push_back(require_object(heap, format_address(address)));
@@ -52,28 +51,28 @@ json::value run_owner(DaemonContext& ctx, const RootParams& params, const Reques
 json::value run_explain(DaemonContext& ctx, const StatsParams& params,
                         const RequestContext& request) {
   const LeakDiffOptions options = require_diff_options(params);
-  const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
+  // B's dominator tree and root paths are computed as soon as it is loaded,
+  // while A and C still load (engine/load_plan.h).
+  const auto analyse = [&ctx](const HeapEntry& target) {
+    const AnalysisAdmission admitted(ctx, target, kDominatorsAnalysis | kRootPathsAnalysis);
+    engine::analyse_target(*target.heap);
+  };
+  const DiffHeaps heaps = require_diff_heaps(ctx, params, request, analyse);
   const Heap& heap = require_edges(heaps.target);
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
-  // The diff's own groups are not used (explain regroups every leaked object), so no samples
-  // here.
-  LeakDiff diff = diff_heaps(*heaps.baseline.heap, heap, heaps.later_heap(),
-                             LeakDiffOptions{options.group_by, 0});
   std::vector<const Heap*> dumps;
-  for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
-  // A series of four or more is checked pair by pair (D1, D2, ... in the findings).
-  const SeriesCheck series = dumps.size() > 3 ? check_series_of(dumps, diff.compacted)
-                                              : check_series(*heaps.baseline.heap, heap,
-                                                             heaps.later_heap(), diff.compacted);
-  add_series_warnings(series, diff.warnings);
-  warn_if_untraced(diff, heap, options.group_by);
-  LeakClusters clusters =
-      cluster_leaks(*heaps.baseline.heap, heap, heaps.later_heap(), diff, options.group_by);
-  if (dumps.size() > 3) add_series_growth(heap, dumps, clusters);
-  json::object out =
-      leak_clusters_json(heap, diff, clusters, limit_or_all(params.limit.value_or(20)),
-                         std::min<std::size_t>(params.samples, 20));
-  out["groupBy"] = group_by_name(options.group_by);
+  std::vector<std::string> paths;
+  if (heaps.series.size() > 3) {
+    for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
+  } else {
+    dumps = {heaps.baseline.heap.get(), &heap};
+    if (heaps.later) dumps.push_back(heaps.later->heap.get());
+  }
+  engine::ExplainQuery query;
+  query.group_by = options.group_by;
+  query.limit = params.limit.value_or(engine::kExplainRows);
+  query.samples = params.samples;
+  json::object out = engine::explain(dumps, diff_paths(heaps), query).doc;
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;
@@ -82,15 +81,13 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
     for (const auto& entry : heaps.series) ids.emplace_back(entry.id);
     out["heaps"] = std::move(ids);
   }
-  out["files"] = diff_files(heaps);
-  out["series"] = series_json(series);
   return out;
 }
 
 json::value run_retained(DaemonContext& ctx, const AddressParams& params,
                          const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
-  const Heap& heap = require_edges(entry);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
+  const Heap& heap = *entry.heap;
   const ObjectIndex object = require_object(heap, params.address);
   const AnalysisAdmission admitted(ctx, entry, kDominatorsAnalysis);
   return retained_json(heap, object);
@@ -98,8 +95,8 @@ json::value run_retained(DaemonContext& ctx, const AddressParams& params,
 
 json::value run_top_retainers(DaemonContext& ctx, const TopParams& params,
                               const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
-  const Heap& heap = require_edges(entry);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
+  const Heap& heap = *entry.heap;
   if (params.group_by != "object" && params.group_by != "class") {
     throw protocol::RpcException(
         protocol::invalid_params("params.groupBy: expected object or class"));
@@ -117,8 +114,8 @@ constexpr std::size_t kMaxDominatorDepth = 8;
 
 json::value run_dominator_tree(DaemonContext& ctx, const DominatorTreeParams& params,
                                const RequestContext& request) {
-  const HeapEntry entry = require_heap(ctx, params.heap, request);
-  const Heap& heap = require_edges(entry);
+  const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
+  const Heap& heap = *entry.heap;
   if (params.depth < 1 || params.depth > kMaxDominatorDepth) {
     throw protocol::RpcException(protocol::invalid_params("params.depth: expected 1 to 8"));
   }

@@ -1,21 +1,27 @@
 #include "daemon/path_heaps.h"
 
-#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <new>
+#include <set>
 #include <stop_token>
+#include <thread>
 
 #include "core/byte_source.h"
 #include "core/file_identity.h"
 #include "core/load_memory_guard.h"
 #include "core/loader.h"
-#include "daemon/method_support.h"
+#include "core/memory_headroom.h"
+#include "daemon/rpc_errors.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
@@ -24,21 +30,6 @@ namespace fs = std::filesystem;
 namespace {
 
 thread_local PathLoadNotes* current_notes = nullptr;
-
-// By magic bytes, as the loader decides, not by the file's name. This may run
-// on a connection's reading thread: the caller has checked that the path is a
-// regular file, and the open is non-blocking in case it was swapped for a
-// FIFO since, so the connection never waits on a writer.
-bool file_is_gzip(const std::string& path) {
-  unsigned char magic[2] = {0, 0};
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat info {};
-  ssize_t got = 0;
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) got = ::pread(fd, magic, 2, 0);
-  ::close(fd);
-  return got == 2 && has_gzip_magic(magic, 2);
-}
 
 [[noreturn]] void throw_stat_error(const std::string& path, int error, const std::string& more) {
   const auto reason = error == ENOENT ? ErrorReason::kFileNotFound : ErrorReason::kNotReadable;
@@ -85,8 +76,7 @@ AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
                                                  : ": is not a regular file (a FIFO, device or "
                                                    "socket), not a heap dump file"))));
   }
-  const std::uint64_t estimate =
-      HeapStore::estimate_load_bytes(static_cast<std::uint64_t>(info.st_size), file_is_gzip(path));
+  const std::uint64_t estimate = engine::load_peak_estimate(path);
   std::string refusal;
   if (!ctx.store.admit(estimate, refusal)) {
     throw protocol::RpcException(protocol::domain_error("overBudget", refusal, {{"path", path}}));
@@ -96,7 +86,8 @@ AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
 
 AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
                            const std::atomic<bool>& cancel,
-                           const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+                           const std::function<void(std::uint64_t, std::uint64_t)>& progress,
+                           LoadMode mode) {
   // The reservation grows with the load: a dump that inflates far more
   // than the admission estimate fails with overBudget as it passes it.
   AdmittedHeap out;
@@ -111,7 +102,7 @@ AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
   // fit stops with overBudget instead of the kernel killing the daemon and
   // every heap it holds.
   std::optional<LoadMemoryGuard> guard;
-  if (ctx.store.max_bytes() == 0) guard.emplace(load.path, LoadMode::kFull).watch(control);
+  if (ctx.store.max_bytes() == 0) guard.emplace(load.path, mode).watch(control);
   // Out of memory fails this load only: the daemon and its other heaps stay.
   Result<std::shared_ptr<const Heap>> heap =
       make_error(ErrorReason::kOverBudget, load.path + ": out of memory while loading");
@@ -119,6 +110,7 @@ AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
     // A load that runs alone reads a large dump in two halves at once;
     // loads side by side (Load Heaps sends them together) keep a core each.
     LoadOptions options;
+    options.mode = mode;
     if (ctx.store.loading_names().size() == 1) options.split_from_bytes = kSplitWhenAloneFrom;
     CachedLoad loaded = load_heap_cached(&ctx.cache, load.path, options, control);
     heap = std::move(loaded.heap);
@@ -140,78 +132,325 @@ AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
 
 bool names_a_path(const std::string& heap) { return !heap.empty() && heap[0] == '/'; }
 
-HeapEntry heap_for_path(DaemonContext& ctx, const std::string& raw,
-                        const protocol::RequestContext& request) {
-  const std::string path = fs::path(raw).lexically_normal().string();
-  // The common case costs one stat: the file is the one loaded.
+namespace {
+
+// The paths some request is reading: a request naming one waits for that
+// read instead of reading the dump twice (then finds it current).
+struct PathsInFlight {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::set<std::string> paths;
+};
+
+PathsInFlight& in_flight() {
+  static PathsInFlight paths;
+  return paths;
+}
+
+// One dump a request names: its heap when current, else a load admitted
+// (its id taken) to read.
+struct PathLoad {
+  std::string path;
+  LoadMode mode = LoadMode::kFull;
+  std::optional<HeapEntry> current;
+  std::optional<AdmittedLoad> admitted;
+  bool reading = false;               // read_admitted now owns the admission
+  std::optional<HeapEntry> replaced;  // the heap this load replaces
+  std::string why;                    // why it is replaced
+  std::optional<HeapEntry> stored;    // once read
+  std::exception_ptr failure;
+};
+
+// A heap answers a request wanting `mode` when it has what the mode keeps.
+bool serves(const HeapEntry& entry, LoadMode mode) {
+  return mode == LoadMode::kIdentityOnly || entry.heap->has_edges();
+}
+
+void prepare_one(DaemonContext& ctx, PathLoad& load) {
   FileIdentity now;
-  const bool exists = file_identity(path, now);
+  const bool exists = file_identity(load.path, now);
   const int stat_error = errno;
-  auto current = [&]() -> std::optional<HeapEntry> {
-    auto entry = ctx.store.find_by_path(path);
-    if (entry && exists && entry->heap->report().identity == now) return entry;
-    return std::nullopt;
-  };
-  if (auto entry = current()) return *entry;
+  std::optional<HeapEntry> old = ctx.store.find_by_path(load.path);
+  const bool same_file = old && exists && old->heap->report().identity == now;
+  if (same_file && serves(*old, load.mode)) {
+    load.current = old;
+    return;
+  }
   if (!exists) {
-    auto old = ctx.store.find_by_path(path);
     throw_stat_error(
-        path, stat_error,
+        load.path, stat_error,
         old ? " (it was loaded as " + old->id + "; name that id to ask the heap as it was then)"
             : std::string());
   }
-  // One load from a path at a time: two requests naming the same new dump
-  // load it once (the second finds it current here).
-  static std::mutex serial;
-  std::lock_guard lock(serial);
-  if (auto entry = current()) return *entry;
-  std::optional<HeapEntry> old = ctx.store.find_by_path(path);
-  std::string why;
   if (old) {
-    // Stale: the file was rewritten (a new dump to the same path). The old
-    // heap goes first, so its name and memory are free for the new one.
-    why = what_changed(old->heap->report().identity, now);
-    // Logged at the level warnings are: an answer from a different file
-    // than the last one's is worth a line in any log.
-    ctx.logger->error(path + " changed since " + old->id + " was loaded (" + why +
-                      "): reloading it");
+    // Stale (a new dump to the same path), or loaded identity-only and now
+    // needed with references. The old heap goes first, so its name and
+    // memory are free for the new one.
+    if (same_file) {
+      load.why = "loaded without references, which this request needs";
+      ctx.logger->info(load.path + ": " + old->id + " was " + load.why + ": reloading it");
+    } else {
+      load.why = what_changed(old->heap->report().identity, now);
+      // Logged at the level warnings are: an answer from a different file
+      // than the last one's is worth a line in any log.
+      ctx.logger->error(load.path + " changed since " + old->id + " was loaded (" + load.why +
+                        "): reloading it");
+    }
     ctx.store.remove(old->id);
+    load.replaced = old;
   }
-  const AdmittedLoad load =
-      admit_load(ctx, path, old ? old->name : fs::path(path).filename().string());
-  std::atomic<bool> cancel{false};
-  std::stop_callback on_cancel(request.stop, [&cancel] { cancel.store(true); });
-  request.progress.begin("Loading " + fs::path(path).filename().string());
-  AdmittedHeap read;
+  load.admitted =
+      admit_load(ctx, load.path, old ? old->name : fs::path(load.path).filename().string());
+}
+
+// Finds the current heaps of `loads` and admits the others, in order, their
+// paths then marked in flight. While another request reads one of them it
+// waits, holding nothing (so two requests never wait on each other). On an
+// error, what was admitted is given back and the error thrown.
+void prepare(DaemonContext& ctx, std::vector<PathLoad>& loads) {
+  PathsInFlight& flight = in_flight();
+  std::unique_lock lock(flight.mutex);
+  flight.done.wait(lock, [&] {
+    return std::none_of(loads.begin(), loads.end(),
+                        [&](const PathLoad& load) { return flight.paths.contains(load.path); });
+  });
+  std::size_t k = 0;
   try {
-    read = read_admitted(ctx, load, cancel, [&request](std::uint64_t done, std::uint64_t total) {
-      request.progress.report(total == 0 ? 100 : static_cast<unsigned>(done * 100 / total), "");
-    });
+    for (; k < loads.size(); ++k) prepare_one(ctx, loads[k]);
   } catch (...) {
-    request.progress.end();
+    for (std::size_t j = 0; j < k; ++j) {
+      if (loads[j].admitted)
+        ctx.store.abandon_load(loads[j].admitted->name, loads[j].admitted->estimate);
+    }
     throw;
   }
-  request.progress.end();
-  HeapEntry stored;
-  ctx.store.finish_load(load.name, path, read.heap, read.reserved,
-                        [&stored](const HeapEntry& entry) { stored = entry; });
-  if (read.image) {
-    ctx.loads.post([&ctx, image = std::move(*read.image)] {
-      if (auto warning = image.write()) ctx.logger->error(*warning);
-    });
+  for (const PathLoad& load : loads)
+    if (load.admitted) flight.paths.insert(load.path);
+}
+
+// Ends what prepare began: the paths no longer in flight, and the admission
+// of a load never read given back.
+class PreparedLoads {
+ public:
+  PreparedLoads(DaemonContext& ctx, std::vector<PathLoad>& loads) : ctx_(ctx), loads_(loads) {
+    prepare(ctx, loads);
   }
-  json::object note{{"heap", stored.id}, {"name", stored.name}, {"path", path}};
-  if (old) {
-    note["replaced"] = old->id;
-    note["why"] = why;
-    note_path_load("reloaded", std::move(note));
-    ctx.logger->info("reloaded " + path + " as " + stored.id);
-  } else {
-    note_path_load("loaded", std::move(note));
-    ctx.logger->info("loaded " + stored.id + " (" + stored.name + ") from " + path +
-                     " on first use");
+  ~PreparedLoads() {
+    PathsInFlight& flight = in_flight();
+    {
+      std::lock_guard lock(flight.mutex);
+      for (PathLoad& load : loads_) {
+        if (!load.admitted) continue;
+        if (!load.reading) ctx_.store.abandon_load(load.admitted->name, load.admitted->estimate);
+        flight.paths.erase(load.path);
+      }
+    }
+    flight.done.notify_all();
   }
-  return stored;
+  PreparedLoads(const PreparedLoads&) = delete;
+  PreparedLoads& operator=(const PreparedLoads&) = delete;
+
+ private:
+  DaemonContext& ctx_;
+  std::vector<PathLoad>& loads_;
+};
+
+// One progress for the loads of a request: the bytes read of all of them.
+class LoadsProgress {
+ public:
+  LoadsProgress(const protocol::Progress& progress, const std::vector<PathLoad*>& reads)
+      : progress_(progress), done_(reads.size()), total_(reads.size()) {
+    std::string names;
+    for (const PathLoad* load : reads)
+      names += (names.empty() ? "" : ", ") + fs::path(load->path).filename().string();
+    progress_.begin("Loading " + names);
+  }
+  ~LoadsProgress() { progress_.end(); }
+  LoadsProgress(const LoadsProgress&) = delete;
+  LoadsProgress& operator=(const LoadsProgress&) = delete;
+
+  std::function<void(std::uint64_t, std::uint64_t)> slot(std::size_t k) {
+    return [this, k](std::uint64_t done, std::uint64_t total) {
+      std::lock_guard lock(mutex_);
+      done_[k] = done;
+      total_[k] = total;
+      std::uint64_t all_done = 0, all_total = 0;
+      for (std::size_t j = 0; j < done_.size(); ++j) {
+        all_done += done_[j];
+        all_total += total_[j];
+      }
+      progress_.report(all_total == 0 ? 100 : static_cast<unsigned>(all_done * 100 / all_total),
+                       "");
+    };
+  }
+
+ private:
+  const protocol::Progress& progress_;
+  std::mutex mutex_;
+  std::vector<std::uint64_t> done_, total_;
+};
+
+void read_one(DaemonContext& ctx, PathLoad& load, const std::atomic<bool>& cancel,
+              const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  if (cancel.load()) return;  // cancelled, or another load failed: never started
+  load.reading = true;        // read_admitted ends the admission, either way
+  try {
+    AdmittedHeap read = read_admitted(ctx, *load.admitted, cancel, progress, load.mode);
+    HeapEntry stored;
+    ctx.store.finish_load(load.admitted->name, load.path, read.heap, read.reserved,
+                          [&stored](const HeapEntry& entry) { stored = entry; });
+    if (read.image) {
+      ctx.loads.post([&ctx, image = std::move(*read.image)] {
+        if (auto warning = image.write()) ctx.logger->error(*warning);
+      });
+    }
+    load.stored = std::move(stored);
+  } catch (...) {
+    load.failure = std::current_exception();
+  }
+}
+
+// The notes a request's result carries, in the paths' order.
+void note_loads(DaemonContext& ctx, const std::vector<PathLoad>& loads) {
+  for (const PathLoad& load : loads) {
+    if (!load.stored) continue;
+    const HeapEntry& stored = *load.stored;
+    json::object note{{"heap", stored.id}, {"name", stored.name}, {"path", load.path}};
+    if (load.replaced) {
+      note["replaced"] = load.replaced->id;
+      note["why"] = load.why;
+      note_path_load("reloaded", std::move(note));
+      ctx.logger->info("reloaded " + load.path + " as " + stored.id);
+    } else {
+      note_path_load("loaded", std::move(note));
+      ctx.logger->info("loaded " + stored.id + " (" + stored.name + ") from " + load.path +
+                       " on first use");
+    }
+  }
+}
+
+// Lowers the calling thread's priority (nice 10; Linux's nice is per
+// thread): the loads beside the target leave it the core it needs.
+void lower_this_threads_priority() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+}
+
+}  // namespace
+
+std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan& plan,
+                                      const protocol::RequestContext& request,
+                                      const std::function<void(const HeapEntry&)>& after_target) {
+  // One load per file, with references when any use of it needs them.
+  std::vector<PathLoad> loads;
+  std::vector<std::size_t> slot;
+  for (const engine::DumpLoad& wanted : plan.loads) {
+    const std::string path = fs::path(wanted.path).lexically_normal().string();
+    auto same = std::find_if(loads.begin(), loads.end(),
+                             [&](const PathLoad& load) { return load.path == path; });
+    if (same == loads.end()) {
+      slot.push_back(loads.size());
+      loads.push_back(PathLoad{path, wanted.mode});
+    } else {
+      slot.push_back(static_cast<std::size_t>(same - loads.begin()));
+      if (wanted.mode == LoadMode::kFull) same->mode = LoadMode::kFull;
+    }
+  }
+  std::exception_ptr first_failure;
+  {
+    const PreparedLoads prepared(ctx, loads);
+    // What to read, in the plan's order (the target first).
+    std::vector<PathLoad*> reads;
+    for (std::size_t k : plan.order) {
+      PathLoad* load = &loads[slot[k]];
+      if (load->admitted && std::find(reads.begin(), reads.end(), load) == reads.end())
+        reads.push_back(load);
+    }
+    const std::optional<std::size_t> target =
+        plan.target ? std::optional(slot[*plan.target]) : std::nullopt;
+    if (!reads.empty()) {
+      std::atomic<bool> cancel{false};
+      std::stop_callback on_cancel(request.stop, [&cancel] { cancel.store(true); });
+      LoadsProgress progress(request.progress, reads);
+      std::mutex failed_mutex;
+      const auto read = [&](std::size_t r) {
+        read_one(ctx, *reads[r], cancel, progress.slot(r));
+        if (!reads[r]->failure) return;
+        cancel.store(true);  // the others stop too
+        std::lock_guard lock(failed_mutex);
+        if (!first_failure) first_failure = reads[r]->failure;  // the cause, not a cancel it made
+      };
+      // The target's load is the one the answer waits on: it goes first, on
+      // this thread, then its analyses, while the others load beside it at a
+      // lower priority, as many at once as the plan says and memory holds.
+      const bool target_first = target && reads.front() == &loads[*target];
+      const bool target_ready = target && !target_first && after_target;  // loaded already
+      const std::size_t first_other = target_first ? 1 : 0;
+      std::vector<std::uint64_t> estimates;
+      for (std::size_t r = first_other; r < reads.size(); ++r)
+        estimates.push_back(reads[r]->admitted->estimate);
+      std::size_t helpers = 0;
+      if (!estimates.empty()) {
+        helpers = loads_that_fit(estimates, memory_headroom_bytes(),
+                                 std::max<std::size_t>(plan.at_once - first_other, 1));
+        if (!target_first && !target_ready) --helpers;  // this thread reads too
+      }
+      std::atomic<std::size_t> next{first_other};
+      const auto others = [&](bool lower) {
+        if (lower) lower_this_threads_priority();
+        for (std::size_t r; (r = next++) < reads.size();) read(r);
+      };
+      std::vector<std::thread> threads;
+      for (std::size_t t = 0; t < helpers; ++t) threads.emplace_back(others, target_first);
+      if (target_first) read(0);
+      if (target && after_target && !cancel.load()) {
+        const PathLoad& b = loads[*target];
+        if (const std::optional<HeapEntry> entry = b.stored ? b.stored : b.current) {
+          try {
+            after_target(*entry);
+          } catch (...) {
+            // Left for the method: it computes the same again and reports the error.
+          }
+        }
+      }
+      if (!target_first && !target_ready) others(false);
+      for (auto& thread : threads) thread.join();
+    }
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
+  for (const PathLoad& load : loads)
+    if (load.admitted && !load.stored) throw protocol::RpcException(protocol::cancelled_error());
+  note_loads(ctx, loads);
+  std::vector<HeapEntry> entries;
+  for (std::size_t k = 0; k < plan.loads.size(); ++k) {
+    const PathLoad& load = loads[slot[k]];
+    entries.push_back(load.stored ? *load.stored : *load.current);
+  }
+  return entries;
+}
+
+HeapEntry with_references(DaemonContext& ctx, const HeapEntry& entry,
+                          const protocol::RequestContext& request) {
+  if (entry.heap->has_edges()) return entry;
+  FileIdentity now;
+  if (entry.path.empty() || !file_identity(entry.path, now) ||
+      !(entry.heap->report().identity == now)) {
+    // A heap named by id is a snapshot: never read again from another file.
+    throw protocol::RpcException(protocol::domain_error(
+        "invalidArgument",
+        "heap " + entry.id + " was loaded identity-only (a diff's A or C keeps no references)" +
+            (entry.path.empty() ? std::string() : " and " + entry.path + " changed since") +
+            ": loadHeap the dump again to ask this"));
+  }
+  return heap_for_path(ctx, entry.path, request, LoadMode::kFull);
+}
+
+HeapEntry heap_for_path(DaemonContext& ctx, const std::string& path,
+                        const protocol::RequestContext& request, LoadMode mode) {
+  engine::LoadPlan plan;
+  plan.loads = {{path, mode}};
+  plan.order = {0};
+  plan.at_once = 1;
+  return heaps_for_plan(ctx, plan, request, nullptr).front();
 }
 
 }  // namespace heapleak::daemon

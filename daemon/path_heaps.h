@@ -1,8 +1,10 @@
 // Heaps a request names by their dump's absolute path: the heap loaded from
 // that file while the file is still the one loaded (one stat: its identity),
-// else the file loaded now, on the calling thread (first use) or again (a new
-// dump rewrote it since). Also the admission and load loadHeap shares, and the
-// notes of those loads that a request's result carries (`loaded`, `reloaded`).
+// else the file loaded now, by the request (first use) or again (a new dump
+// rewrote it since, or the heap lacks the references the request needs).
+// Several at once run as engine/load_plan.h plans them, on the request's
+// threads. Also the admission and load loadHeap shares, and the notes of
+// those loads that a request's result carries (`loaded`, `reloaded`).
 #pragma once
 
 #include <atomic>
@@ -13,10 +15,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/cached_load.h"
+#include "core/load_mode.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
+#include "engine/load_plan.h"
 #include "protocol/binder.h"
 
 namespace heapleak::daemon {
@@ -43,17 +48,36 @@ struct AdmittedHeap {
 };
 AdmittedHeap read_admitted(DaemonContext& ctx, const AdmittedLoad& load,
                            const std::atomic<bool>& cancel,
-                           const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+                           const std::function<void(std::uint64_t, std::uint64_t)>& progress,
+                           LoadMode mode = LoadMode::kFull);
 
 // True when a request's heap param is a dump's path (it starts with '/'):
 // ids and names never do.
 bool names_a_path(const std::string& heap);
 
-// The heap for `path`, current with the file (see above). Throws
-// protocol::RpcException: fileNotFound (also when the file was loaded once and
-// is gone), the load's errors.
+// The heap for `path`, current with the file (see above), with references
+// unless `mode` is identity-only (a heap loaded identity-only is loaded again
+// with them when they are needed). Throws protocol::RpcException:
+// fileNotFound (also when the file was loaded once and is gone), the load's
+// errors.
 HeapEntry heap_for_path(DaemonContext& ctx, const std::string& path,
-                        const protocol::RequestContext& request);
+                        const protocol::RequestContext& request, LoadMode mode = LoadMode::kFull);
+
+// `entry` with references: itself, or its file loaded again with them while
+// the file is still the one it was loaded from (a heap named by id is a
+// snapshot); else -32803 invalidArgument saying why.
+HeapEntry with_references(DaemonContext& ctx, const HeapEntry& entry,
+                          const protocol::RequestContext& request);
+
+// The heaps of a plan's dumps (absolute paths), each current with its file:
+// those to read are admitted in the plan's path order (their ids follow it),
+// then read as the plan says: the target first on this thread, then
+// `after_target` on it (its analyses) while the others load beside it at a
+// lower priority; one progress for them all, cancelled with the request.
+// The first failure (in path order) is thrown once every load has stopped.
+std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan& plan,
+                                      const protocol::RequestContext& request,
+                                      const std::function<void(const HeapEntry&)>& after_target);
 
 // Collects, for the request running on this thread, the heaps heap_for_path
 // loaded ({heap, path}) and reloaded ({heap, path, replaced, why}).

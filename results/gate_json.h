@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/heap.h"
-#include "core/leak_clusters.h"
 #include "core/leak_diff.h"
+#include "core/leak_rows.h"
 #include "results/leak_gate.h"
 
 namespace heapleak::results {

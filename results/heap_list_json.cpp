@@ -27,7 +27,10 @@ json::object heap_list_json(const std::vector<NamedHeap>& heaps,
         {"analysisBytes", entry.heap->analyses_bytes_used()},
         {"loadSeconds", entry.heap->report().seconds},
         {"cache", cache_use_name(entry.heap->report().cache)},
-        {"traced", entry.heap->report().traced}});
+        {"traced", entry.heap->report().traced},
+        // Loaded identity-only (a diff's A or C): a method that needs
+        // references loads it again with them.
+        {"references", entry.heap->has_edges()}});
   }
   json::array names;
   for (const auto& name : loading) names.push_back(json::value(name));

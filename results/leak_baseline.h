@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/leak_clusters.h"
+#include "core/leak_rows.h"
 
 namespace heapleak::results {
 

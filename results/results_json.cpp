@@ -279,34 +279,6 @@ json::object owner_json(const Heap& heap, const OwnerReport& report) {
   };
 }
 
-json::object explanation_json(const Heap& target, const LeakDiff& diff,
-                              const std::vector<LeakExplanation>& leaks, std::size_t samples) {
-  json::array out;
-  for (const auto& leak : leaks) {
-    json::array owners;
-    for (const auto& owner : leak.owners) owners.push_back(owner_brief_json(target, owner));
-    std::vector<ObjectIndex> shown(
-        leak.group.samples.begin(),
-        leak.group.samples.begin() + std::min(samples, leak.group.samples.size()));
-    out.push_back(json::object{{"key", leak.group.key},
-                               {"count", leak.group.count},
-                               {"memsize", leak.group.memsize},
-                               {"retained", leak.retained},
-                               {"owners", std::move(owners)},
-                               {"root", leak.path.root},
-                               {"path", addresses_json(target, leak.path.path)},
-                               {"samples", addresses_json(target, shown)}});
-  }
-  json::array warnings;
-  for (const auto& warning : diff.warnings) warnings.emplace_back(warning);
-  return json::object{
-      {"leaks", std::move(out)},
-      {"total", json::object{{"count", diff.total_count}, {"memsize", diff.total_memsize}}},
-      {"rule", diff.rule},
-      {"compacted", diff.compacted},
-      {"warnings", std::move(warnings)}};
-}
-
 namespace {
 
 json::value optional_json(const std::optional<std::uint64_t>& value) {

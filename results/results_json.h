@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/heap.h"
-#include "core/leak_clusters.h"
 #include "core/leak_diff.h"
+#include "core/leak_rows.h"
 #include "core/ownership.h"
 #include "core/retainer_report.h"
 #include "core/root_paths.h"
@@ -30,9 +30,6 @@ boost::json::object root_path_json(const Heap& heap, const RootPath& path);
 boost::json::value via_json(const EdgeName& via);
 
 boost::json::object owner_json(const Heap& heap, const OwnerReport& report);
-boost::json::object explanation_json(const Heap& target, const LeakDiff& diff,
-                                     const std::vector<LeakExplanation>& leaks,
-                                     std::size_t samples);
 // One row of explain's answer, with at most `samples` leaked addresses.
 boost::json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
                                       std::size_t samples);

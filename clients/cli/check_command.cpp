@@ -19,10 +19,8 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
-#include "core/dump_series.h"
-#include "core/leak_clusters.h"
-#include "core/load_warnings.h"
 #include "core/safe_write.h"
+#include "engine/check.h"
 #include "results/gate_error.h"
 #include "results/gate_json.h"
 #include "results/junit.h"
@@ -246,28 +244,12 @@ int run_check(const std::vector<std::string>& argv) {
   // not one series: the verdict is "error" (exit 6) in the asked format.
   std::vector<GateProblem> problems;
   for (const std::string& message : load_errors) problems.push_back({"unreadable", "", message});
-  for (const auto& heap : heaps) {
-    if (!looks_truncated(heap->report())) continue;
-    for (const std::string& warning : load_warnings(heap->report())) {
-      if (warning.rfind("truncated", 0) == 0) {
-        problems.push_back({"truncated", heap->report().path,
-                            warning + " (the process died while dumping?): take the dumps again"});
-      }
-    }
-  }
   if (problems.empty() && exit_code != kExitOk) return exit_code;  // not a load: as before
-  std::optional<LeakDiff> judged;
-  if (problems.empty()) {
-    const Heap* third = heaps.size() == 3 ? heaps[2].get() : nullptr;
-    // By class: the row signatures (and so the baseline) are those of explain's default.
-    judged = diff_heaps(*heaps[0], *heaps[1], third, {GroupBy::kClass, 0});
-    const SeriesCheck series = check_series(*heaps[0], *heaps[1], third, judged->compacted);
-    add_series_warnings(series, judged->warnings);
-    for (const SeriesFinding& finding : series.findings) {
-      if (finding.problem == SeriesProblem::kCompacted && !finding.from_manifest) continue;
-      problems.push_back({series_problem_name(finding.problem), "", finding.message});
-    }
-  }
+  std::vector<const Heap*> loaded;
+  for (const auto& heap : heaps) loaded.push_back(heap.get());
+  engine::CheckEvidence evidence;
+  if (problems.empty()) evidence = engine::check_evidence(loaded);
+  problems.insert(problems.end(), evidence.problems.begin(), evidence.problems.end());
   if (!problems.empty()) {
     const std::string report = gate_error_report(format, problems, kHeapleakVersion);
     if (!write_output(args, report)) return kExitGateError;
@@ -275,8 +257,7 @@ int run_check(const std::vector<std::string>& argv) {
     return kExitGateError;
   }
   const Heap& target = *heaps[1];
-  const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
-  const LeakDiff& diff = *judged;
+  const LeakDiff& diff = evidence.rows->diff;
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   if (format == "sarif" && !target.report().traced) {
     // Code scanning can only place a result on a line it has a site for.
@@ -284,7 +265,7 @@ int run_check(const std::vector<std::string>& argv) {
               << " has no allocation sites: the SARIF results have no file and line; call "
                  "ObjectSpace.trace_object_allocations_start before dump A\n";
   }
-  const LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, GroupBy::kClass);
+  const LeakClusters& clusters = evidence.rows->rows;
 
   LeakBaseline written;  // --write-baseline's; declared before the verdict that points into it
   GateVerdict verdict;   // points into the baseline it was judged against

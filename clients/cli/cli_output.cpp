@@ -29,6 +29,7 @@
 #include "core/memory_fit.h"
 #include "core/memory_headroom.h"
 #include "core/safe_write.h"
+#include "engine/load_plan.h"
 
 namespace heapleak::cli {
 
@@ -75,17 +76,6 @@ bool json_wanted(const Args& args) {
   if (format && *format != "json" && *format != "text")
     throw UsageError{"--format expects text or json, got '" + *format + "'"};
   return args.has("--json") || format == std::optional<std::string>("json");
-}
-
-// A FIFO is never opened here, since opening one blocks and reading it steals bytes.
-std::uint64_t load_peak_estimate(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
-  std::ifstream in(path, std::ios::binary);
-  char magic[2] = {};
-  in.read(magic, 2);
-  const bool gzipped = in && magic[0] == '\x1f' && magic[1] == '\x8b';
-  return estimate_peak_bytes(static_cast<std::uint64_t>(info.st_size) * (gzipped ? 8 : 1));
 }
 
 namespace {
@@ -222,7 +212,7 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
   std::size_t at_once = schedule.at_once;
   if (at_once > 1 && paths.size() > 1) {
     std::vector<std::uint64_t> estimates;
-    for (const auto& path : paths) estimates.push_back(load_peak_estimate(path));
+    for (const auto& path : paths) estimates.push_back(engine::load_peak_estimate(path));
     at_once = loads_that_fit(estimates, memory_headroom_bytes(), at_once);
   }
   std::vector<LoadOutcome> outcomes(paths.size());
@@ -369,39 +359,30 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
   return load_scheduled(paths, options, exit_code, schedule);
 }
 
+std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& plan, int& exit_code,
+                                                      std::vector<std::string>* errors) {
+  std::vector<std::string> paths;
+  std::vector<LoadOptions> options(plan.loads.size());
+  for (std::size_t k = 0; k < plan.loads.size(); ++k) {
+    paths.push_back(plan.loads[k].path);
+    options[k].mode = plan.loads[k].mode;
+  }
+  LoadSchedule schedule;
+  schedule.at_once = plan.at_once;
+  schedule.order = plan.order;
+  schedule.critical = plan.target;
+  if (plan.target) {
+    schedule.after_load = [target = *plan.target](std::size_t k, const Heap& heap) {
+      if (k == target) engine::analyse_target(heap);
+    };
+  }
+  return load_scheduled(paths, options, exit_code, schedule, errors);
+}
+
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
                                                          int& exit_code,
                                                          std::vector<std::string>* errors) {
-  // Only B needs references; A and C answer identity and growth questions.
-  // B is the second dump of A B [C], and D(N-1) of a series D1..DN (N >= 4:
-  // explain's series, core/series_growth.h): the second-to-last.
-  const std::size_t target = paths.size() >= 3 ? paths.size() - 2 : 1;
-  std::vector<LoadOptions> options(paths.size());
-  for (std::size_t k = 0; k < options.size(); ++k)
-    options[k].mode = k == target ? LoadMode::kFull : LoadMode::kIdentityOnly;
-  // B is the longest load, and the analyses on it (dominators, root paths:
-  // ~0.3 s on syn1700's 6 M objects) need nothing else. So B goes first,
-  // its thread goes on to them, and A and C load beside it at a lower
-  // priority, on the core it leaves. On syn1700, cold: 3.05-3.10 s against
-  // 3.30-3.46 s with three equal loads (B, the longest, then ended last and
-  // the analyses ran on one core), and 3.4-3.5 s with B and its analyses on
-  // one thread and A then C on the other. A longer series keeps three loads
-  // at a time: two identity-only loads beside B already fill the cores.
-  LoadSchedule schedule;
-  schedule.at_once = 3;
-  schedule.after_load = [target](std::size_t k, const Heap& heap) {
-    // (A and C may come from full images, with edges: not theirs.)
-    if (k != target || !heap.report().edges_built) return;
-    heap.dominators();
-    heap.root_paths();
-  };
-  if (paths.size() >= 2) {
-    schedule.order = {target, 0};
-    schedule.critical = target;
-  }
-  for (std::size_t k = 1; k < paths.size(); ++k)
-    if (k != target) schedule.order.push_back(k);
-  return load_scheduled(paths, options, exit_code, schedule, errors);
+  return load_planned(engine::plan_leak_loads(paths), exit_code, errors);
 }
 
 void warn_about_load(const Heap& heap) {

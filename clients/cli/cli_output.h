@@ -16,6 +16,7 @@
 #include "core/heap_cache.h"
 #include "core/loader.h"
 #include "core/object_key.h"
+#include "engine/load_plan.h"
 #include "results/text/exit_codes.h"
 #include "results/text/text_doc.h"
 #include "results/text/version.h"
@@ -58,11 +59,6 @@ void write_pending_images();
 // cannot fit is refused before its first load (core/memory_fit.h).
 void configure_memory_cap(std::optional<std::uint64_t> max_bytes);
 
-// What loading `path` may peak at: estimate_peak_bytes of its JSON, a
-// gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 for
-// what is not a readable regular file (the load then says why).
-std::uint64_t load_peak_estimate(const std::string& path);
-
 // Loads several dumps, the k-th with options[k], at most `at_once` at a time
 // on as many threads (each load's transient arrays, ~12 bytes per object,
 // are held at once: a caller whose peak is the loads caps it); on the first
@@ -73,14 +69,15 @@ std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<st
                                                             int& exit_code,
                                                             std::size_t at_once = SIZE_MAX);
 
-// explain's and check's dumps A B [C]: B in full (holders and paths are
-// computed there), A and C identity-only, all at once; as load_all_or_report.
-// Of a series D1..DN (N >= 4), D(N-1) is B, in full; the others
-// identity-only, three loads at a time.
-// B goes first and its dominator tree and root paths are computed as soon as
-// it is loaded, while A and C, at a lower priority, still load.
-// `errors`, when given, collects every failed load's message (check reports
-// them all in its format).
+// Runs a load plan (engine/load_plan.h) on this process's threads, at most
+// plan.at_once at a time and as many as fit in the memory left; B's
+// analyses follow its load on its thread. As load_all_or_report otherwise.
+std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& plan, int& exit_code,
+                                                      std::vector<std::string>* errors = nullptr);
+
+// explain's and check's dumps A B [C] or D1..DN, by engine/load_plan.h's
+// plan_leak_loads. `errors`, when given, collects every failed load's
+// message (check reports them all in its format).
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(
     const std::vector<std::string>& paths, int& exit_code,
     std::vector<std::string>* errors = nullptr);

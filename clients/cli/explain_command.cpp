@@ -9,13 +9,8 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/dump_facts.h"
-#include "core/dump_series.h"
-#include "core/leak_clusters.h"
-#include "core/series_growth.h"
-#include "results/dump_files.h"
-#include "results/grouping_warning.h"
+#include "engine/explain.h"
 #include "results/leak_rows_jsonl.h"
-#include "results/results_json.h"
 #include "results/text/render.h"
 
 namespace heapleak::cli {
@@ -64,36 +59,25 @@ int run_explain(const std::vector<std::string>& argv) {
     std::cout << kHelp;
     return kExitOk;
   }
-  const std::size_t dumps = args.positional.size();
-  if (dumps < 2) throw UsageError{"expects two dumps or more: A B [C], or a series D1 D2 ... DN"};
+  if (args.positional.size() < 2)
+    throw UsageError{"expects two dumps or more: A B [C], or a series D1 D2 ... DN"};
   const auto format = args.value("--format");
   if (format && *format != "text" && *format != "json" && *format != "jsonl")
     throw UsageError{"--format expects text, json or jsonl, got '" + *format + "'"};
   const bool as_jsonl = format == std::optional<std::string>("jsonl");
   const bool as_json = !as_jsonl && json_wanted(args);  // checks --format before the loads
-  const std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit"))
-                            : as_jsonl            ? 0
-                                                  : 10;
-  const GroupBy group_by = group_by_option(args);
+  engine::ExplainQuery query;
+  query.group_by = group_by_option(args);
+  if (args.value("--limit")) query.limit = parse_count("--limit", *args.value("--limit"));
+  if (as_jsonl && !args.value("--limit")) query.limit = 0;  // a table holds every row
   int exit_code = kExitOk;
   const auto heaps = load_leak_dumps(args.positional, exit_code);
   if (heaps.empty()) return exit_code;
-  // A B [C], or a series D1..DN read as A = D1, B = D(N-1), C = DN.
-  const Heap& target = *heaps[dumps >= 3 ? dumps - 2 : 1];
-  const Heap* later = dumps >= 3 ? heaps.back().get() : nullptr;
-  std::vector<const Heap*> series;
-  for (const auto& heap : heaps) series.push_back(heap.get());
-  LeakDiff diff = diff_heaps(*heaps[0], target, later, {group_by, 0});
-  // A series is checked pair by pair: a compaction between two of its
-  // intermediate dumps misreads the growth there.
-  add_series_warnings(dumps > 3 ? check_series_of(series, diff.compacted)
-                                : check_series(*heaps[0], target, later, diff.compacted),
-                      diff.warnings);
-  warn_if_untraced(diff, target, group_by);
-  LeakClusters clusters = cluster_leaks(*heaps[0], target, later, diff, group_by);
-  if (dumps > 3) add_series_growth(target, series, clusters);
-  auto json = leak_clusters_json(target, diff, clusters, limit == 0 ? SIZE_MAX : limit, 20);
-  json["groupBy"] = group_by_name(group_by);
+  std::vector<const Heap*> loaded;
+  for (const auto& heap : heaps) loaded.push_back(heap.get());
+  const engine::ExplainAnswer answer = engine::explain(loaded, args.positional, query);
+  const auto& json = answer.doc;
+  const auto& diff = answer.outcome.diff;
   if (as_jsonl) {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
     std::vector<DumpFacts> facts;
@@ -104,7 +88,6 @@ int run_explain(const std::vector<std::string>& argv) {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
     return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
   }
-  json["files"] = results::dump_files_json(args.positional);
   return write_doc(args, text::explain_text(json, {" (--limit 0 shows all)"})) ? kExitOk
                                                                                : kExitCannotWrite;
 }

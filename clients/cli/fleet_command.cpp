@@ -260,7 +260,7 @@ int run_fleet(const std::vector<std::string>& argv) {
     run.series = &series;
     run.argv = explain_argv(program, series);
     for (const auto& dump : dumps_to_compare(series, kDumpsPerRun))
-      run.estimate += load_peak_estimate(dump.path);
+      run.estimate += engine::load_peak_estimate(dump.path);
     runs.push_back(std::move(run));
   }
 

@@ -4,16 +4,12 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/dump_series.h"
 #include "core/leak_diff.h"
 #include "core/naming.h"
-#include "results/dump_files.h"
-#include "results/grouping_warning.h"
-#include "results/stats_json.h"
+#include "engine/stats.h"
 #include "results/text/render.h"
 
 namespace heapleak::cli {
-using namespace results;
 namespace {
 
 constexpr const char* kHelp = R"(usage: heapleak stats A B [C] [options]
@@ -103,31 +99,25 @@ int run_stats(const std::vector<std::string>& argv) {
   // contents only appeared is told new by who holds it in B
   // (undo_unheld_lenient_matches), and stats must give the same objects as
   // they do (identity-only B missed them: untraced recall 0.90-0.96 on Ruby
-  // 3.3+). Two dumps at a time: stats' peak is its loads (three at once
-  // raised it from 886 to 902-969 MB on syn1700 for 0.5 s less).
-  std::vector<LoadOptions> modes(args.positional.size());
-  for (std::size_t k = 0; k < modes.size(); ++k)
-    modes[k].mode = k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly;
+  // 3.3+).
   int exit_code = kExitOk;
-  const auto heaps = load_all_or_report(args.positional, modes, exit_code, 2);
+  const auto heaps = load_planned(engine::plan_stats_loads(args.positional), exit_code);
   if (heaps.empty()) return exit_code;
 
-  const Heap* later = heaps.size() == 3 ? heaps[2].get() : nullptr;
-  LeakDiff diff = diff_heaps(*heaps[0], *heaps[1], later, options);
-  add_series_warnings(check_series(*heaps[0], *heaps[1], later, diff.compacted), diff.warnings);
-  warn_if_untraced(diff, *heaps[1], options.group_by);
+  std::vector<const Heap*> dumps;
+  for (const auto& heap : heaps) dumps.push_back(heap.get());
+  engine::StatsAnswer answer = engine::stats(dumps, args.positional, options, limit);
+  const LeakDiff& diff = answer.diff;
   if (format == "seed") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
     return write_output(args, render_seed(*heaps[1], diff, samples, limit)) ? kExitOk
                                                                             : kExitCannotWrite;
   }
-  boost::json::object json = stats_json(*heaps[1], diff, options.group_by, limit);
+  boost::json::object& json = answer.doc;
   if (format == "json") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
     return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
   }
-  // The table names the dumps where the daemon's answer names heaps.
-  json["files"] = results::dump_files_json(args.positional);
   return write_doc(args, text::stats_text(json, {" (--limit 0 shows all)"})) ? kExitOk
                                                                              : kExitCannotWrite;
 }

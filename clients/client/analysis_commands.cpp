@@ -30,7 +30,7 @@ int run_stats(CommandContext& ctx) {
   } else if (ctx.json()) {
     params["samples"] = kEveryAddress;  // --json lists every address, as the README says
   }
-  const json::value result = ctx.rpc().call_or_throw("stats", std::move(params));
+  const json::value result = call_with_progress(ctx, "stats", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);
     return kExitOk;

@@ -31,21 +31,26 @@ std::string absolute_path(const std::string& path) {
   return (ec ? fs::path(path) : absolute).lexically_normal().string();
 }
 
-json::value load_with_progress(CommandContext& ctx, const std::string& path,
-                               const std::optional<std::string>& name) {
+json::value call_with_progress(CommandContext& ctx, const std::string& method,
+                               json::object params) {
   static int next_token = 1;
-  json::object params{{"path", path},
-                      {"workDoneToken", "heapleak-client-" + std::to_string(::getpid()) + "-" +
-                                            std::to_string(next_token++)}};
-  if (name) params["name"] = *name;
+  params["workDoneToken"] =
+      "heapleak-client-" + std::to_string(::getpid()) + "-" + std::to_string(next_token++);
   ProgressBar bar(ctx.term().stderr_tty, ctx.term().width);
   RpcClient& rpc = ctx.rpc();
-  auto result = rpc.call_or_throw("loadHeap", std::move(params),
-                                  [&bar](std::string_view method, const json::value& p) {
-                                    if (method == "$/progress") bar.update(p);
+  auto result = rpc.call_or_throw(method, std::move(params),
+                                  [&bar](std::string_view notice, const json::value& p) {
+                                    if (notice == "$/progress") bar.update(p);
                                   });
   bar.clear();
   return result;
+}
+
+json::value load_with_progress(CommandContext& ctx, const std::string& path,
+                               const std::optional<std::string>& name) {
+  json::object params{{"path", path}};
+  if (name) params["name"] = *name;
+  return call_with_progress(ctx, "loadHeap", std::move(params));
 }
 
 std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_load) {
@@ -85,24 +90,30 @@ std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_l
   return arg;  // let the daemon say unknownHeap
 }
 
-boost::json::object leak_diff_params(CommandContext& ctx, std::size_t table_limit) {
+boost::json::object leak_diff_params(CommandContext& ctx, std::optional<std::size_t> table_limit) {
   const Args& args = ctx.args();
+  // Dump files go as they are, absolute: the daemon plans and runs their
+  // loads (B with references first, A and C identity-only beside it) in
+  // the one request. Anything else (ids, names) is resolved first.
+  std::vector<std::string> heaps;
+  for (const auto& arg : args.positionals) {
+    std::error_code ec;
+    heaps.push_back(fs::is_regular_file(arg, ec) ? absolute_path(arg) : resolve_heap(ctx, arg));
+  }
   boost::json::object params;
-  if (args.positionals.size() > 3) {
+  if (heaps.size() > 3) {
     // explain's series D1..DN (stats takes three at most).
-    boost::json::array heaps;
-    for (const auto& heap : args.positionals) heaps.emplace_back(resolve_heap(ctx, heap));
-    params["heaps"] = std::move(heaps);
+    params["heaps"] = boost::json::array(heaps.begin(), heaps.end());
   } else {
-    params["baseline"] = resolve_heap(ctx, args.positionals[0]);
-    params["target"] = resolve_heap(ctx, args.positionals[1]);
-    if (args.positionals.size() > 2) params["later"] = resolve_heap(ctx, args.positionals[2]);
+    params["baseline"] = heaps[0];
+    params["target"] = heaps[1];
+    if (heaps.size() > 2) params["later"] = heaps[2];
   }
   if (auto by = args.value("--by")) params["groupBy"] = *by;
   if (args.value("--limit")) {
     params["limit"] = args.number("--limit", 0);
-  } else if (!ctx.json()) {
-    params["limit"] = table_limit;
+  } else if (!ctx.json() && table_limit) {
+    params["limit"] = *table_limit;
   }
   return params;
 }

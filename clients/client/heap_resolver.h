@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "clients/client/command_context.h"
 
@@ -22,10 +23,16 @@ namespace heapleak::client {
 std::string resolve_heap(CommandContext& ctx, const std::string& arg, bool may_load = true);
 
 // The params stats and explain share, from `A B [C] [--by KEY] [--limit N]`:
-// baseline, target and later resolved (loaded first when new; four
-// positionals or more: explain's `heaps`, each resolved), groupBy, and
-// limit (`table_limit` when --limit is absent and the output is a table).
-boost::json::object leak_diff_params(CommandContext& ctx, std::size_t table_limit);
+// baseline, target and later (four positionals or more: explain's `heaps`),
+// a dump file by its absolute path (the daemon loads it in the request),
+// anything else resolved; groupBy, and limit (`table_limit` when --limit is
+// absent and the output is a table; without one, the method's default).
+boost::json::object leak_diff_params(CommandContext& ctx, std::optional<std::size_t> table_limit);
+
+// `method` with a workDoneToken, its progress as a bar on a TTY; returns
+// the daemon's result.
+boost::json::value call_with_progress(CommandContext& ctx, const std::string& method,
+                                      boost::json::object params);
 
 // loadHeap with a progress bar on a TTY; returns the daemon's result.
 boost::json::value load_with_progress(CommandContext& ctx, const std::string& absolute_path,

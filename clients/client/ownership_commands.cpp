@@ -18,8 +18,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t kDefaultExplained =
-    10;  // groups explained in the text form, as `heapleak explain`
 constexpr std::size_t kDuplicateStrings = 5;  // `top`'s second section, as `heapleak top`
 
 // Class keys of addresses ("CLASS:Leaky", "ARRAY"), asked with `retained`
@@ -75,8 +73,9 @@ std::string bytes(const json::value& object, std::string_view key) {
 }  // namespace
 
 int run_explain(CommandContext& ctx) {
-  json::object params = leak_diff_params(ctx, kDefaultExplained);
-  const json::value result = ctx.rpc().call_or_throw("explain", std::move(params));
+  // No limit: the daemon's default, the rows `heapleak explain` shows (engine/explain.h).
+  json::object params = leak_diff_params(ctx, std::nullopt);
+  const json::value result = call_with_progress(ctx, "explain", std::move(params));
   if (ctx.json()) {
     print_json(std::cout, result);
     return kExitOk;

@@ -90,6 +90,64 @@ def test_series():
     same("explain over a series", a.stdout, b.stdout, [])
 
 
+# What only the daemon's answer has: its heap handles and the loads it made.
+DAEMON_ONLY = ("baseline", "target", "later", "heaps", "loaded", "reloaded")
+
+
+def alike(a, b):
+    """Equal, but for the last digit of a double: heapleak-client parses the
+    daemon's JSON and prints it again, and Boost.JSON 1.81 reads a decimal to
+    within an ulp, not always exactly."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
+            abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1.0)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(alike(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(alike, a, b))
+    return a == b
+
+
+def one_document(what, one_shot, daemon):
+    """heapleak's --json and heapleak-client's --json: one document, but for the
+    daemon's handles (which heaps it used, which it loaded)."""
+    check(one_shot.returncode == daemon.returncode == OK, "%s: both exit 0\n%s\n%s"
+          % (what, one_shot.stderr, daemon.stderr))
+    a, b = json.loads(one_shot.stdout), json.loads(daemon.stdout)
+    b_own = {k: b.pop(k) for k in DAEMON_ONLY if k in b}
+    check(alike(a, b), "%s: heapleak --json and heapleak-client --json differ\n--- heapleak\n%s\n"
+          "--- heapleak-client\n%s" % (what, json.dumps(a, sort_keys=True)[:3000],
+                                        json.dumps(b, sort_keys=True)[:3000]))
+    return b_own
+
+
+def test_one_document():
+    """explain and stats: the one document of engine/, from both CLIs, on dumps
+    the daemon has not seen (it loads them in the one request, as planned: B
+    with references, A and C identity-only) and on heaps it holds."""
+    fresh = []
+    for name, source in (("one", H1), ("two", H2), ("three", H3)):
+        fresh.append(os.path.join(TMP, name + ".jsonl.gz"))
+        shutil.copy(source, fresh[-1])
+    own = one_document("explain --json", cli("explain", *fresh, "--json"),
+                       client("explain", *fresh, "--json"))
+    check([note["path"] for note in own.get("loaded", [])] == fresh,
+          "explain loaded the three new dumps in the one request, in order: %s" % own)
+    listed = {h["path"]: h for h in json.loads(client("list", "--json").stdout)["heaps"]}
+    check([listed[p]["references"] for p in fresh] == [False, True, False],
+          "A and C identity-only, B with references: %s" % [listed[p] for p in fresh])
+    for args in (["explain", "--by", "site"], ["explain", "--limit", "1"], ["explain", "--limit", "0"],
+                 ["stats"], ["stats", "--by", "generation"]):
+        one_document(" ".join(args) + " --json", cli(args[0], *fresh, *args[1:], "--json"),
+                     client(args[0], *fresh, *args[1:], "--json"))
+    # A that needs references now: loaded again with them, said so.
+    r = client("top", fresh[0], "--json")
+    check(r.returncode == OK, "top on an identity-only heap's file", r)
+    reloaded = json.loads(r.stdout).get("reloaded", [])
+    check(len(reloaded) == 1 and "without references" in reloaded[0]["why"],
+          "top on A reloads it with references: %s" % reloaded)
+
+
 def nasty_dump(path):
     """A small dump whose strings carry terminal controls: a class named with an
     OSC title change and a bell, a file path with CSI and a right-to-left
@@ -239,6 +297,7 @@ def test():
     test_shared_commands()
     test_dump_strings_escaped()
     test_series()
+    test_one_document()
     test_same_exit_codes()
     expect(["stop"], OK, "stop", env=ENV)
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/dominators.h"
-#include "core/leak_clusters.h"
+#include "core/explain_pipeline.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

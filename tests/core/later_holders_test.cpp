@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "core/leak_clusters.h"
+#include "core/explain_pipeline.h"
 #include "core/leak_diff.h"
 #include "tests/core/test_dump.h"
 

@@ -1,7 +1,6 @@
-#include "core/leak_clusters.h"
-
 #include <catch2/catch.hpp>
 
+#include "core/explain_pipeline.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -6,7 +6,7 @@
 
 #include "core/cached_load.h"
 #include "core/dump_manifest.h"
-#include "core/leak_clusters.h"
+#include "core/explain_pipeline.h"
 #include "core/leak_diff.h"
 #include "tests/core/test_dump.h"
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "core/explain_pipeline.h"
 #include "core/leak_diff.h"
 #include "tests/core/test_dump.h"
 

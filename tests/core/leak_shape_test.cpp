@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
-#include "core/leak_clusters.h"
+#include "core/explain_pipeline.h"
 #include "core/naming_runtime.h"
 #include "tests/core/test_dump.h"
 

@@ -86,25 +86,6 @@ TEST_CASE("duplicate strings are grouped by content", "[ownership]") {
   CHECK(dups[0].wasted == 80);
 }
 
-TEST_CASE("explain ranks leak groups by retained bytes with owners", "[ownership]") {
-  auto a = load_text(join_lines({root_line("vm", {"0x10"}), class_line("0x10", "Cache", {"0x20"}),
-                                 class_line("0x11", "User"),
-                                 object_line({"0x20", "HASH", "", {}, R"("memsize":100)"})}));
-  auto b = cache_heap();
-  const LeakDiff diff = diff_heaps(*a, *b, b.get());
-  auto explained = explain_leak(*b, diff);
-  REQUIRE_FALSE(explained.empty());
-  auto users = std::find_if(explained.begin(), explained.end(),
-                            [](const LeakExplanation& e) { return e.group.key == "User"; });
-  REQUIRE(users != explained.end());
-  REQUIRE(users->owners.size() == 1);
-  CHECK(b->address(users->owners[0].object) == 0x20);
-  CHECK(users->retained == 3 * 80);
-  CHECK(users->path.root == "vm");
-  for (std::size_t k = 1; k < explained.size(); ++k)
-    CHECK(explained[k - 1].retained >= explained[k].retained);
-}
-
 namespace {
 
 // A heap of many strings: 40 values, value k copied k times (so each value

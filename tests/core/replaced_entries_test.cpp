@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "core/explain_pipeline.h"
 #include "core/growth_verdict.h"
-#include "core/leak_clusters.h"
 #include "core/record_rescan.h"
 #include "tests/core/test_dump.h"
 

@@ -5,7 +5,7 @@
 // Ruby class (Set is an OBJECT on 3.4, typed DATA on 4.0).
 #include <catch2/catch.hpp>
 
-#include "core/leak_clusters.h"
+#include "core/explain_pipeline.h"
 #include "core/leak_diff.h"
 #include "core/naming.h"
 #include "core/object_key.h"

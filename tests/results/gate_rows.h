@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/leak_clusters.h"
+#include "core/explain_pipeline.h"
 
 namespace heapleak::test {
 

@@ -7,10 +7,10 @@
 #include "core/leak_diff.h"
 #include "core/object_key.h"
 
-namespace heapleak::results {
+namespace heapleak {
 
 // Appends the warning to diff.warnings when `group_by` needs tracing and
-// `target` was not traced; the JSON shapes and the CLIs print diff.warnings.
+// `target` was not traced; every surface prints diff.warnings.
 void warn_if_untraced(LeakDiff& diff, const Heap& target, GroupBy group_by);
 
-}  // namespace heapleak::results
+}  // namespace heapleak

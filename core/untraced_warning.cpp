@@ -1,8 +1,8 @@
-#include "results/grouping_warning.h"
+#include "core/untraced_warning.h"
 
 #include <string>
 
-namespace heapleak::results {
+namespace heapleak {
 
 void warn_if_untraced(LeakDiff& diff, const Heap& target, GroupBy group_by) {
   if (group_by == GroupBy::kClass || target.report().traced) return;
@@ -13,4 +13,4 @@ void warn_if_untraced(LeakDiff& diff, const Heap& target, GroupBy group_by) {
       "ObjectSpace.trace_object_allocations_start, or group by class");
 }
 
-}  // namespace heapleak::results
+}  // namespace heapleak

@@ -1,0 +1,47 @@
+#include "engine/check.h"
+
+#include <string>
+#include <utility>
+
+#include "core/load_warnings.h"
+
+namespace heapleak::engine {
+
+CheckEvidence check_evidence(std::span<const Heap* const> heaps) {
+  CheckEvidence evidence;
+  for (const Heap* heap : heaps) {
+    if (!looks_truncated(heap->report())) continue;
+    for (const std::string& warning : load_warnings(heap->report())) {
+      if (warning.rfind("truncated", 0) == 0) {
+        evidence.problems.push_back(
+            {"truncated", heap->report().path,
+             warning + " (the process died while dumping?): take the dumps again"});
+      }
+    }
+  }
+  if (!evidence.problems.empty()) return evidence;
+  // The diff and the series check first: rows of dumps that are not one
+  // series would be made of noise.
+  ExplainInput input;
+  input.dumps.assign(heaps.begin(), heaps.end());
+  input.group_by = GroupBy::kClass;
+  input.rows = false;
+  ExplainOutcome judged = explain_leaks(std::move(input));
+  for (const SeriesFinding& finding : judged.series.findings) {
+    // A compaction the diff inferred is said in its warnings and read
+    // around; one the manifests record breaks the series.
+    if (finding.problem == SeriesProblem::kCompacted && !finding.from_manifest) continue;
+    evidence.problems.push_back({series_problem_name(finding.problem), "", finding.message});
+  }
+  if (!evidence.problems.empty()) return evidence;
+  ExplainInput rows;
+  rows.dumps.assign(heaps.begin(), heaps.end());
+  rows.group_by = GroupBy::kClass;
+  rows.diff = std::move(judged.diff);
+  rows.skipped = {"series check", "untraced warning"};  // done above, with their warnings
+  evidence.rows = explain_leaks(std::move(rows));
+  evidence.rows->series = std::move(judged.series);
+  return evidence;
+}
+
+}  // namespace heapleak::engine

@@ -1,0 +1,28 @@
+// check's evidence, whole: what `heapleak check` judges before its verdict.
+// A gate never passes on evidence it could not read: dumps cut short and
+// dumps that are not one series are problems (the verdict is "error");
+// otherwise the rows are explain's (engine/explain.h's pipeline), grouped
+// by class so that row signatures, and so the baseline file, are those of
+// explain's default.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/explain_pipeline.h"
+#include "core/heap.h"
+#include "results/gate_error.h"
+
+namespace heapleak::engine {
+
+struct CheckEvidence {
+  std::vector<results::GateProblem> problems;  // truncated dumps, not one series
+  std::optional<ExplainOutcome> rows;          // when there is no problem
+};
+
+// `heaps`: A B [C], loaded.
+CheckEvidence check_evidence(std::span<const Heap* const> heaps);
+
+}  // namespace heapleak::engine

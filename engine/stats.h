@@ -1,0 +1,30 @@
+// stats, whole, for every front end: the 3-dump diff grouped by class, site
+// or generation (core/leak_diff.h), whether the dumps are one series, and
+// the answer's one document (results/stats_json.h), as `heapleak stats` and
+// heapleakd's `stats` both print it.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dump_series.h"
+#include "core/heap.h"
+#include "core/leak_diff.h"
+
+namespace heapleak::engine {
+
+struct StatsAnswer {
+  LeakDiff diff;
+  SeriesCheck series;
+  boost::json::object doc;  // results/'s stats document, with files and series
+};
+
+// `heaps`: A B [C]; `paths`: their files as the user named them. `limit`:
+// the groups the document lists (0: all).
+StatsAnswer stats(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
+                  const LeakDiffOptions& options, std::size_t limit);
+
+}  // namespace heapleak::engine

@@ -126,6 +126,13 @@ header() {
 explain_rows() {
   local floor=$1 target=$2
   measure "heapleak explain A B C" "$mbABC" "$nABC" "$floor" "$target" "$HEAPLEAK" explain "$A" "$B" "$C"
+  local cli_secs=$LAST_SECS cli_kb=$LAST_KB
+  # The same through a fresh daemon (engine/load_plan.h's plan, run by the
+  # daemon; issue 43: within 1.1x of the CLI's time and peak memory).
+  measure "heapleak-client explain (fresh daemon)" "$mbABC" "$nABC" "$floor" "<= 1.1x the CLI" \
+    bench/daemon_explain.sh "$(dirname "$(dirname "$(dirname "$HEAPLEAK")")")" "$A" "$B" "$C"
+  awk -v s="$LAST_SECS" -v k="$LAST_KB" -v cs="$cli_secs" -v ck="$cli_kb" 'BEGIN {
+    if (cs > 0 && ck > 0) printf "%-36s time %.2fx, peak RSS %.2fx the CLI'"'"'s\n", "  daemon / CLI", s / cs, k / ck }'
   HEAPLEAK_READ=map measure "heapleak explain A B C (mapped)" "$mbABC" "$nABC" "$floor" "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   HEAPLEAK_READ='read' measure "heapleak explain A B C (read(2))" "$mbABC" "$nABC" "$floor" "" \

@@ -6,9 +6,11 @@
 #include <functional>
 #include <memory>
 
+#include "core/cached_load.h"
 #include "core/heap_cache.h"
 #include "daemon/heap_store.h"
 #include "daemon/worker_pool.h"
+#include "engine/image_writer.h"
 #include "protocol/logger.h"
 
 namespace heapleak::daemon {
@@ -20,6 +22,12 @@ struct DaemonContext {
   std::shared_ptr<protocol::Logger> logger;
   std::function<void()> request_stop;  // stopDaemon
   const HeapCache& cache;              // images of parsed dumps; loadHeap, cacheList, cacheClear
+  // Writes the images of the heaps loaded, after each answer, one at a time.
+  std::shared_ptr<engine::ImageWriter> images = std::make_shared<engine::ImageWriter>();
 };
+
+// Queues the image of a heap just loaded (engine/image_writer.h); a failed
+// write is logged.
+void write_image_later(DaemonContext& ctx, PendingImage image);
 
 }  // namespace heapleak::daemon

@@ -85,13 +85,9 @@ LoadJob run_load_heap(DaemonContext& ctx, const LoadHeapParams& params,
           reply.result(loaded_heap_json(named(entry)));
         });
     give_back_memory(ctx.store);  // the load's scratch, freed as it ended
-    // The image is written after the answer, on the load pool; a daemon
+    // The image is written after the answer, by the image writer; a daemon
     // started later reopens the dump from it.
-    if (read.image) {
-      ctx.loads.post([&ctx, image = std::move(*read.image)] {
-        if (auto warning = image.write()) ctx.logger->error(*warning);
-      });
-    }
+    if (read.image) write_image_later(ctx, std::move(*read.image));
   };
 }
 

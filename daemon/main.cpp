@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
   WorkerPool loads(options->sync ? 0 : 2);
   std::function<void()> request_stop = [] {};
   DaemonContext context{store, loads, queries, logger, [&] { request_stop(); }, cache};
+  // With --sync, each image is written before the next request (tests read it).
+  context.images = std::make_shared<engine::ImageWriter>(options->sync);
   auto binder = std::make_shared<protocol::Binder>();
   register_all_methods(*binder, context);
 

@@ -299,11 +299,7 @@ void read_one(DaemonContext& ctx, PathLoad& load, const std::atomic<bool>& cance
     HeapEntry stored;
     ctx.store.finish_load(load.admitted->name, load.path, read.heap, read.reserved,
                           [&stored](const HeapEntry& entry) { stored = entry; });
-    if (read.image) {
-      ctx.loads.post([&ctx, image = std::move(*read.image)] {
-        if (auto warning = image.write()) ctx.logger->error(*warning);
-      });
-    }
+    if (read.image) write_image_later(ctx, std::move(*read.image));
     load.stored = std::move(stored);
   } catch (...) {
     load.failure = std::current_exception();
@@ -349,7 +345,10 @@ std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan
                              [&](const PathLoad& load) { return load.path == path; });
     if (same == loads.end()) {
       slot.push_back(loads.size());
-      loads.push_back(PathLoad{path, wanted.mode});
+      PathLoad load;
+      load.path = path;
+      load.mode = wanted.mode;
+      loads.push_back(std::move(load));
     } else {
       slot.push_back(static_cast<std::size_t>(same - loads.begin()));
       if (wanted.mode == LoadMode::kFull) same->mode = LoadMode::kFull;
@@ -365,8 +364,8 @@ std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan
       if (load->admitted && std::find(reads.begin(), reads.end(), load) == reads.end())
         reads.push_back(load);
     }
-    const std::optional<std::size_t> target =
-        plan.target ? std::optional(slot[*plan.target]) : std::nullopt;
+    std::optional<std::size_t> target;
+    if (plan.target) target = slot[*plan.target];
     if (!reads.empty()) {
       std::atomic<bool> cancel{false};
       std::stop_callback on_cancel(request.stop, [&cancel] { cancel.store(true); });

@@ -8,10 +8,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -29,6 +27,7 @@
 #include "core/memory_fit.h"
 #include "core/memory_headroom.h"
 #include "core/safe_write.h"
+#include "engine/image_writer.h"
 #include "engine/load_plan.h"
 
 namespace heapleak::cli {
@@ -82,59 +81,11 @@ namespace {
 
 std::unique_ptr<HeapCache> cache;
 
-// Writes the cache images of the dumps this run parsed, one at a time on
-// its own thread, from the moment each load ends: writing a large image
-// (hundreds of MB into fresh page cache) then overlaps the next load and the
-// analyses instead of adding its seconds after the answer.
-class ImageWriter {
- public:
-  // A run that leaves through exit() still finishes (and never abandons) its
-  // writes: destroyed before `cache`, which was set up first.
-  ~ImageWriter() { finish(); }
-  void add(PendingImage image) {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(image));
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
-    changed_.notify_one();
-  }
-  // Waits for the queue to drain; returns the warnings of failed writes.
-  std::vector<std::string> finish() {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    changed_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    std::lock_guard lock(mutex_);
-    done_ = false;
-    return std::exchange(warnings_, {});
-  }
-
- private:
-  void run() {
-    for (;;) {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return done_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      PendingImage image = std::move(queue_.front());
-      queue_.pop_front();
-      lock.unlock();
-      auto warning = image.write();
-      lock.lock();
-      if (warning) warnings_.push_back(std::move(*warning));
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<PendingImage> queue_;
-  std::vector<std::string> warnings_;
-  bool done_ = false;
-  std::thread thread_;
-};
-
-ImageWriter& image_writer() {
-  static ImageWriter writer;
+// The cache images of the dumps this run parsed (engine/image_writer.h).
+// A run that leaves through exit() still finishes its writes: destroyed
+// before `cache`, which was set up first.
+engine::ImageWriter& image_writer() {
+  static engine::ImageWriter writer;
   return writer;
 }
 

@@ -13,7 +13,8 @@
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
 #include "results/grouping_warning.h"
-#include "results/results_json.h"
+#include "results/path_json.h"
+#include "results/retainer_json.h"
 #include "results/stats_json.h"
 
 namespace heapleak::daemon {

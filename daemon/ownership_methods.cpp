@@ -17,8 +17,11 @@
 #include "daemon/wire_params.h"
 #include "protocol/method_names.h"
 #include "results/dominator_tree_json.h"
+#include "results/duplicate_strings_json.h"
+#include "results/explain_json.h"
 #include "results/grouping_warning.h"
-#include "results/results_json.h"
+#include "results/owner_json.h"
+#include "results/top_json.h"
 
 namespace heapleak::daemon {
 using namespace results;

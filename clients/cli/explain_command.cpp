@@ -13,9 +13,9 @@
 #include "core/leak_clusters.h"
 #include "core/series_growth.h"
 #include "results/dump_files.h"
+#include "results/explain_json.h"
 #include "results/grouping_warning.h"
 #include "results/leak_rows_jsonl.h"
-#include "results/results_json.h"
 #include "results/text/render.h"
 
 namespace heapleak::cli {

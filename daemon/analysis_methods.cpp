@@ -12,7 +12,8 @@
 #include "daemon/wire_params.h"
 #include "engine/stats.h"
 #include "protocol/method_names.h"
-#include "results/results_json.h"
+#include "results/path_json.h"
+#include "results/retainer_json.h"
 
 namespace heapleak::daemon {
 using namespace results;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "results/text/version.h"
+#include "results/product/version.h"
 
 namespace heapleak::daemon {
 namespace {
@@ -98,7 +98,7 @@ std::optional<DaemonOptions> parse_daemon_options(int argc, char** argv, std::st
       exit_code = 0;
       return std::nullopt;
     } else if (arg == "--version") {
-      message = std::string("heapleakd ") + text::kVersion + "\n";
+      message = std::string("heapleakd ") + kVersion + "\n";
       exit_code = 0;
       return std::nullopt;
     } else if (arg == "--stdio") {

@@ -16,7 +16,7 @@
 #include "daemon/socket_server.h"
 #include "daemon/stdio_server.h"
 #include "protocol/logger.h"
-#include "results/text/version.h"
+#include "results/product/version.h"
 
 namespace {
 
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   register_all_methods(*binder, context);
 
   protocol::SessionOptions session;
-  session.server_version = text::kVersion;
+  session.server_version = kVersion;
   session.capabilities = capabilities(*binder, *options);
   session.logger = logger;
 

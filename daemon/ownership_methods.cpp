@@ -16,7 +16,9 @@
 #include "engine/load_plan.h"
 #include "protocol/method_names.h"
 #include "results/dominator_tree_json.h"
-#include "results/results_json.h"
+#include "results/duplicate_strings_json.h"
+#include "results/owner_json.h"
+#include "results/top_json.h"
 
 namespace heapleak::daemon {
 using namespace results;

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "results/dump_files.h"
-#include "results/results_json.h"
+#include "results/explain_json.h"
 #include "results/series_json.h"
 
 namespace heapleak::engine {

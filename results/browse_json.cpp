@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/record_reader.h"
-#include "results/results_json.h"
+#include "results/object_brief_json.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

@@ -1,6 +1,6 @@
 #include "results/dominator_tree_json.h"
 
-#include "results/results_json.h"
+#include "results/object_brief_json.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

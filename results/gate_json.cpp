@@ -1,6 +1,6 @@
 #include "results/gate_json.h"
 
-#include "results/results_json.h"
+#include "results/explain_json.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

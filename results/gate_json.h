@@ -1,6 +1,6 @@
 // `heapleak check --format json`: the verdict, the budgets, and the new,
 // known and fixed leaks (and the noise), each leak row as explain gives it
-// (results_json's leak_cluster_json), known rows with their baseline entry.
+// (explain_json's leak_cluster_json), known rows with their baseline entry.
 #pragma once
 
 #include <boost/json.hpp>

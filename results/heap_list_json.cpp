@@ -1,6 +1,6 @@
 #include "results/heap_list_json.h"
 
-#include "results/results_json.h"
+#include "results/heap_summary_json.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

@@ -1,7 +1,7 @@
 // explain's leak rows as a table: one JSON object per line, flat and
 // snake_case, for DuckDB, Spark or jq (`explain --format jsonl`, and what
 // `heapleak fleet` concatenates). Built from explain's wire answer
-// (results_json.h) and what is known of the dumps (core/dump_facts.h);
+// (explain_json.h) and what is known of the dumps (core/dump_facts.h);
 // docs/fleet.md documents every column.
 #pragma once
 

@@ -11,6 +11,9 @@
 
 namespace heapleak::results {
 
+// One leak diff: its groups (every sample address), warnings, total and the
+// containers that grew.
+boost::json::object leak_diff_json(const Heap& target, const LeakDiff& diff);
 // leak_diff_json plus `groupBy` and `groupCount` (groups before the limit);
 // `groups` keeps the `limit` largest, all when limit is 0. Every group lists
 // every sample address the diff kept.

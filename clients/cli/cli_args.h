@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/address.h"
-#include "results/text/exit_codes.h"
+#include "results/product/exit_codes.h"
 
 namespace heapleak::cli {
 

@@ -1,6 +1,6 @@
 // Where the one-shot CLI writes (stdout or `-o FILE`), how it loads heaps
 // with a message on failure, and how errors map to exit codes (the table
-// both CLIs share: results/text/exit_codes.h, docs/exit-codes.md).
+// both CLIs share: results/product/exit_codes.h, docs/exit-codes.md).
 #pragma once
 
 #include <boost/json.hpp>
@@ -17,13 +17,13 @@
 #include "core/loader.h"
 #include "core/object_key.h"
 #include "engine/load_plan.h"
-#include "results/text/exit_codes.h"
+#include "results/product/exit_codes.h"
+#include "results/product/version.h"
 #include "results/text/text_doc.h"
-#include "results/text/version.h"
 
 namespace heapleak::cli {
 
-constexpr const char* kHeapleakVersion = text::kVersion;
+constexpr const char* kHeapleakVersion = kVersion;
 
 int exit_code_for(ErrorReason reason);
 // Prints "heapleak: MESSAGE" on stderr and returns the matching exit code.

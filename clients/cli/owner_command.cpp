@@ -7,7 +7,7 @@
 #include "clients/cli/commands.h"
 #include "core/dot_graph.h"
 #include "core/ownership.h"
-#include "results/results_json.h"
+#include "results/owner_json.h"
 #include "results/text/render.h"
 
 namespace heapleak::cli {

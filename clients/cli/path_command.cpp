@@ -4,7 +4,7 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/root_paths.h"
-#include "results/results_json.h"
+#include "results/path_json.h"
 #include "results/text/render.h"
 
 namespace heapleak::cli {

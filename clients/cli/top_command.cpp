@@ -6,8 +6,9 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "core/ownership.h"
-#include "results/results_json.h"
+#include "results/duplicate_strings_json.h"
 #include "results/text/render.h"
+#include "results/top_json.h"
 
 namespace heapleak::cli {
 using namespace results;

@@ -1,5 +1,5 @@
 // How heapleak-client ends: a JSON-RPC error reply to its exit code (the
-// table both CLIs share, results/text/exit_codes.h, by the daemon's
+// table both CLIs share, results/product/exit_codes.h, by the daemon's
 // data.reason), and the ClientError a command throws to end the run.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "results/text/exit_codes.h"
+#include "results/product/exit_codes.h"
 
 namespace heapleak::client {
 

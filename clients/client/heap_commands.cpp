@@ -13,9 +13,7 @@
 #include "clients/client/exit_codes.h"
 #include "clients/client/heap_resolver.h"
 #include "clients/client/output.h"
-#include "clients/client/table.h"
 #include "results/text/render.h"
-#include "results/text/terminal_safe.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -27,27 +25,7 @@ int run_load(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
-  const Terminal& term = ctx.term();
-  print_fields(std::cout, term,
-               {{"heap", str(result, "heap")},
-                {"name", str(result, "name")},
-                {"path", str(result, "path")},
-                {"objects", grouped(num(result, "objects"))},
-                {"memory", human_bytes(static_cast<double>(num(result, "residentBytes")))},
-                {"loaded in", std::to_string(real(result, "loadSeconds")).substr(0, 5) + " s"},
-                {"traced", flag(result, "traced") ? "yes (allocation sites known)" : "no"}});
-  // A dump cut short loads with a `truncated` warning: show every warning.
-  if (const json::value* warnings = result.as_object().if_contains("warnings");
-      warnings && warnings->is_array()) {
-    for (const auto& warning : warnings->as_array()) {
-      if (warning.is_string())
-        std::cerr << "heapleak-client: warning: " << text::shown(warning.as_string()) << "\n";
-    }
-  }
-  if (const std::uint64_t broken = num(result, "brokenLines"); broken > 0) {
-    std::cerr << "heapleak-client: warning: skipped " << grouped(broken) << " unreadable lines of "
-              << text::field(result, "path") << "\n";
-  }
+  print_doc(ctx.term(), text::loaded_text(result));  // warnings on stderr
   return kExitOk;
 }
 
@@ -68,6 +46,9 @@ int run_unload(CommandContext& ctx) {
     print_json(std::cout, result);
     return kExitOk;
   }
+  // Not text::unloaded_text ("Unloaded heap h1 (A)."), which MCP says:
+  // tests/client pins this wording and MCP's transcript that one, so one
+  // voice waits for one of the two to change.
   std::cout << "unloaded " << text::field(result, "heap") << " (" << text::field(result, "name")
             << ")\n";
   return kExitOk;

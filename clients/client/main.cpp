@@ -13,8 +13,8 @@
 #include "clients/client/commands.h"
 #include "clients/client/exit_codes.h"
 #include "clients/client/usage.h"
+#include "results/product/version.h"
 #include "results/text/terminal_safe.h"
-#include "results/text/version.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ int report(const ClientError& error) {
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
   if (argc == 2 && std::string(argv[1]) == "--version") {
-    std::cout << "heapleak-client " << heapleak::text::kVersion << "\n";
+    std::cout << "heapleak-client " << heapleak::kVersion << "\n";
     return kExitOk;
   }
   try {

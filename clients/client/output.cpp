@@ -15,11 +15,6 @@ void print_json(std::ostream& out, const json::value& result) {
   out << json::serialize(result) << "\n";
 }
 
-double real(const json::value& object, std::string_view key) {
-  const json::value* value = member(object, key);
-  return value && value->is_number() ? value->to_number<double>() : 0.0;
-}
-
 void print_doc(const Terminal& term, const text::Doc& doc) {
   auto sgr = [](text::Tone tone) -> std::string {
     switch (tone) {
@@ -38,6 +33,10 @@ void print_doc(const Terminal& term, const text::Doc& doc) {
     if (const text::Line* line = std::get_if<text::Line>(&block)) {
       for (const text::Span& span : line->spans) std::cout << term.paint(span.text, sgr(span.tone));
       std::cout << "\n";
+      continue;
+    }
+    if (const text::Fields* fields = std::get_if<text::Fields>(&block)) {
+      print_fields(std::cout, term, fields->rows);
       continue;
     }
     const text::Table& source = std::get<text::Table>(block);
@@ -80,15 +79,6 @@ std::string via_text(const json::value* via) {
   if (object.contains("candidates"))
     return "one of " + join(object.if_contains("candidates"), ", ");
   return "";
-}
-
-std::vector<std::string> brief_row(const json::value& brief) {
-  // The Ruby-facing name (UserCache, not the class's metaclass #<Class:0x...>);
-  // a daemon from before `name` existed gives only `class`.
-  std::string name = str(brief, "name");
-  if (name.empty()) name = str(brief, "class");
-  return {str(brief, "address"), str(brief, "type"), std::move(name),
-          human_bytes(static_cast<double>(num(brief, "memsize"))), location(brief)};
 }
 
 }  // namespace heapleak::client

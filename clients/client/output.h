@@ -29,7 +29,6 @@ inline std::string str(const boost::json::value& object, std::string_view key) {
 using text::flag;
 using text::member;
 using text::num;
-double real(const boost::json::value& object, std::string_view key);
 
 // 12345 -> "12,345" (results/text, shared with the one-shot CLI).
 using text::grouped;
@@ -44,10 +43,8 @@ void print_doc(const Terminal& term, const text::Doc& doc);
 // Writes `text` to `file`; throws ClientError (kExitDaemonError) when it cannot.
 void write_file(const std::string& file, const std::string& text);
 
-// A table row for an object brief: address, type, class, bytes, location.
 // A path hop's `via` (pathToRoot's objects, explain's pathVia) in words:
 // "@cache", "@a and @c", "one of @a, @b"; "" when absent or null.
 std::string via_text(const boost::json::value* via);
-std::vector<std::string> brief_row(const boost::json::value& brief);
 
 }  // namespace heapleak::client

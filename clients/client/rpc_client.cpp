@@ -13,7 +13,7 @@
 #include "clients/client/interrupt.h"
 #include "protocol/frame_writer.h"
 #include "protocol/method_names.h"
-#include "results/text/version.h"
+#include "results/product/version.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -151,7 +151,7 @@ json::value RpcClient::call_or_throw(std::string_view method, json::value params
 void RpcClient::initialize() {
   json::object params{
       {"processId", static_cast<std::int64_t>(::getpid())},
-      {"clientInfo", json::object{{"name", "heapleak-client"}, {"version", text::kVersion}}},
+      {"clientInfo", json::object{{"name", "heapleak-client"}, {"version", kVersion}}},
       {"capabilities", json::object{}}};
   RpcReply reply = call(protocol::methods::kInitialize, std::move(params));
   if (reply.error) {

@@ -1,7 +1,7 @@
-// The text half of each MCP tool result: what a model reads. Short lines and
-// small tables (the leak rows as a table, not raw JSON), sizes in the CLIs'
-// units (results/text/human_bytes.h), and a hint when more rows are
-// available. Each takes the tool's structuredContent (mcp_tools.cpp).
+// The text half of each MCP tool result: what a model reads. The CLIs' text
+// (results/text/render.h, plain) plus MCP's own: a hint when more rows are
+// available, and the warnings after the text. Each takes the tool's
+// structuredContent (mcp_tools.cpp).
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "results/text/text_doc.h"
 
@@ -30,6 +32,22 @@ Doc path_text(const boost::json::value& path);
 // root's answer in words (its graph is the dot text): the retainer, its path,
 // or why there is none, and which container holds which samples.
 Doc retainer_text(const boost::json::value& root);
+// loadHeap's answer in one sentence (where from, the heap's id and name,
+// objects, allocation sites, memory, time); a dump cut short and the lines
+// skipped are its warnings.
+Doc loaded_text(const boost::json::value& loaded);
+// unloadHeap's answer.
+Doc unloaded_text(const boost::json::value& unloaded);
+// object's answer (heapleak-client inspect, MCP inspect_object): the object's
+// fields, then its dump record field by field, each value cut to
+// `record_columns` when given (a terminal cuts to its own width instead).
+Doc object_text(const boost::json::value& object, std::size_t record_columns = 0);
+// A referrers or references page ({address, total, offset, items}; `side`
+// names which): a row an object, then which of how many these are. When more
+// follow, `next_page` is how this surface asks for them, the offset appended
+// (heapleak-client's "--offset "); empty says nothing (MCP adds its sentence).
+Doc edge_page_text(const boost::json::value& page, std::string_view side,
+                   std::string_view next_page = {});
 // listHeaps: how many heaps, the memory used and the budget, one row a heap.
 Doc heaps_text(const boost::json::value& heaps);
 // cache list (cacheList's result): the directory, then one row an image;

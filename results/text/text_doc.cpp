@@ -40,6 +40,15 @@ void append_table(std::string& out, const Table& table) {
         [&](std::size_t c) -> const std::string& { return c < row.size() ? row[c] : kEmpty; });
 }
 
+void append_fields(std::string& out, const Fields& fields) {
+  std::size_t key_width = 0;
+  for (const auto& [key, value] : fields.rows) key_width = std::max(key_width, width_of(key) + 1);
+  for (const auto& [key, value] : fields.rows) {
+    const std::string label = key + ":";
+    out += label + std::string(key_width - width_of(label) + 1, ' ') + value + "\n";
+  }
+}
+
 }  // namespace
 
 Line& Doc::line(std::string text, Tone tone) {
@@ -54,6 +63,11 @@ Table& Doc::table(std::vector<TableColumn> columns) {
   return std::get<Table>(blocks.back());
 }
 
+Fields& Doc::fields() {
+  blocks.emplace_back(Fields{});
+  return std::get<Fields>(blocks.back());
+}
+
 Line& add(Line& line, std::string text, Tone tone) {
   line.spans.push_back({std::move(text), tone});
   return line;
@@ -65,6 +79,8 @@ std::string plain(const Doc& doc) {
     if (const Line* line = std::get_if<Line>(&block)) {
       for (const Span& span : line->spans) out += span.text;
       out += "\n";
+    } else if (const Fields* fields = std::get_if<Fields>(&block)) {
+      append_fields(out, *fields);
     } else if (const Table& table = std::get<Table>(block); !table.rows.empty()) {
       append_table(out, table);  // a table with no rows is left out, title and all
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -35,14 +36,21 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
+// "key: value" lines, the keys aligned: one object's fields. plain() writes
+// them whole; heapleak-client paints the keys and cuts values to its width.
+struct Fields {
+  std::vector<std::pair<std::string, std::string>> rows;
+};
+
 struct Doc {
-  std::vector<std::variant<Line, Table>> blocks;
+  std::vector<std::variant<Line, Table, Fields>> blocks;
   // The result's warnings: a CLI prints them on stderr, MCP after the text.
   std::vector<std::string> warnings;
 
   // Appends a line of one span, or of several (add() to the returned line).
   Line& line(std::string text = {}, Tone tone = Tone::kPlain);
   Table& table(std::vector<TableColumn> columns);
+  Fields& fields();
 };
 
 // Appends a span to a line; returns the line for chaining.

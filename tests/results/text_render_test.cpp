@@ -308,3 +308,59 @@ TEST_CASE("heaps: the count, the memory and its budget, one row a heap", "[rende
   CHECK(plain(heaps_text(wire(R"({"usedBytes":0,"maxBytes":1048576,"heaps":[]})"))) ==
         "0 heaps loaded, 0 B used of 1.0 MiB (--max-memory)\n");
 }
+
+TEST_CASE("load and unload: a sentence each, the dump's problems as warnings", "[render]") {
+  const auto loaded = wire(R"({"heap":"h1","name":"A","path":"/d/A\u001b.json","objects":17566,
+    "traced":false,"residentBytes":1153434,"loadSeconds":0.0412,"brokenLines":3,
+    "warnings":["truncated: the gzip ends early"]})");
+  const Doc doc = loaded_text(loaded);
+  CHECK(plain(doc) ==
+        "Loaded /d/A\\x1B.json as heap h1 (name \"A\"): 17,566 objects, without allocation "
+        "sites (no trace_object_allocations), 1.1 MiB resident, in 0.04 s.\n");
+  CHECK(doc.warnings == std::vector<std::string>{"truncated: the gzip ends early",
+                                                 "skipped 3 unreadable lines of /d/A\\x1B.json"});
+  CHECK(plain(unloaded_text(wire(R"({"heap":"h1","name":"A","unloaded":true})"))) ==
+        "Unloaded heap h1 (A).\n");
+}
+
+TEST_CASE("object: its fields aligned, then its record field by field", "[render][text_doc]") {
+  const auto object = wire(R"({"address":"0x1","type":"STRING","class":"String","memsize":2048,
+    "file":"app.rb","line":3,"referencesCount":0,"referrersCount":1234,"heap":"h2",
+    "record":{"type":"STRING","value":"v\u001b","bytesize":2}})");
+  CHECK(plain(object_text(object)) ==
+        "address:      0x1\n"
+        "type:         STRING\n"
+        "class:        String\n"
+        "memsize:      2.0 KiB (2,048 bytes)\n"
+        "allocated at: app.rb:3\n"
+        "references:   0\n"
+        "referrers:    1,234\n"
+        "heap:         h2\n"
+        "record:\n"
+        "  type:     STRING\n"
+        "  value:    v\\x1B\n"
+        "  bytesize: 2\n");
+  CHECK(has(plain(object_text(object, 1)), "  value:    v...\n"));  // cut, then escaped
+  const auto missing = wire(R"({"address":"0x1","type":"ARRAY","recordError":"dump changed"})");
+  CHECK(has(plain(object_text(missing)), "record error: dump changed\n"));
+  CHECK_FALSE(has(plain(object_text(missing)), "record:\n"));
+}
+
+TEST_CASE("edge pages: a row an object, which of how many, the next page", "[render]") {
+  const auto page = wire(R"({"address":"0x9","total":3,"offset":0,"items":[
+    {"address":"0x1","type":"OBJECT","class":"#<Class:0x5>","name":"UserCache","memsize":40,
+     "file":"a.rb","line":2},
+    {"address":"0x2","type":"STRING","class":"String","memsize":1064}]})");
+  CHECK(plain(edge_page_text(page, "references", "--offset ")) ==
+        "ADDRESS  TYPE    CLASS        BYTES  LOCATION\n"
+        "0x1      OBJECT  UserCache     40 B  a.rb:2\n"
+        "0x2      STRING  String     1.0 KiB\n"
+        "1-2 of 3 references of 0x9 (next page: --offset 2)\n");
+  CHECK(plain(edge_page_text(page, "references")) ==
+        "ADDRESS  TYPE    CLASS        BYTES  LOCATION\n"
+        "0x1      OBJECT  UserCache     40 B  a.rb:2\n"
+        "0x2      STRING  String     1.0 KiB\n"
+        "1-2 of 3 references of 0x9\n");
+  CHECK(plain(edge_page_text(wire(R"({"address":"0x9","total":0,"offset":0,"items":[]})"),
+                             "referrers")) == "0 of 0 referrers of 0x9\n");
+}

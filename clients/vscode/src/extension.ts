@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { HeapleakClient, TraceLevel } from './client';
+import { CommandDeps, NoDaemon, commandTable, guarded } from './command_table';
 import { Commands, Settings, Ui } from './commands';
 import { resolveDaemonPath } from './daemon_path';
 import { LeakDiagnostics, LeakLens, SiteDiagnostic } from './diagnostics';
@@ -240,95 +241,9 @@ function toTreeItem(view: ItemView): vscode.TreeItem {
   return item;
 }
 
-export function activate(context: vscode.ExtensionContext): { commands: Commands; client: () => HeapleakClient | undefined } {
-  const output = vscode.window.createOutputChannel('Heapleak');
-  const log = (line: string) => output.appendLine(line);
-  const store = new HeapStore();
-  const documents = new DocumentStore();
-  let client: HeapleakClient | undefined;
-  let commands: Commands;
-
-  const traceLevel = () => vscode.workspace.getConfiguration('heapleak').get<TraceLevel>('trace.server', 'off');
-
-  /** The client, or undefined after telling the user how to fix a missing daemon. */
-  function daemon(): HeapleakClient | undefined {
-    const config = vscode.workspace.getConfiguration('heapleak');
-    const resolution = resolveDaemonPath({
-      setting: config.get<string>('daemonPath', ''),
-      workspaceFolders: workspacePaths(),
-      envPath: process.env.PATH,
-      homeDir: os.homedir(),
-      isExecutable,
-    });
-    if (!resolution.found) {
-      log(resolution.message);
-      log(`looked at: ${resolution.tried.join(', ')}`);
-      void vscode.window.showErrorMessage(`Heapleak: ${resolution.message}`, 'Open Settings', 'Show Output').then((action) => {
-        if (action === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'heapleak.daemonPath');
-        if (action === 'Show Output') output.show();
-      });
-      return undefined;
-    }
-    const options = {
-      command: resolution.path,
-      args: config.get<string[]>('daemonArgs', []),
-      trace: traceLevel(),
-    };
-    if (!client) {
-      client = new HeapleakClient({
-        ...options,
-        clientInfo: { name: 'heapleak-vscode', version: String(context.extension.packageJSON.version ?? '0') },
-        onStderr: (text) => output.append(text),
-        log,
-      });
-      client.onDidCrash((info) => {
-        if (info.stderrTail) log(`last daemon stderr:\n${info.stderrTail}`);
-        void commands.handleCrash(info);
-      });
-      client.onDidStart(() => void commands.probeOptional());
-      context.subscriptions.push({ dispose: () => void client?.stop() });
-    } else if (!client.running) {
-      client.reconfigure(options);
-    }
-    return client;
-  }
-
-  class NoDaemon extends Error {
-    constructor() {
-      super('heapleakd is not available (see the Heapleak output).');
-    }
-  }
-  const need = () => {
-    const c = daemon();
-    if (!c) throw new NoDaemon();
-    return c;
-  };
-  const api = {
-    loadHeap: (...a: Parameters<HeapleakClient['loadHeap']>) => need().loadHeap(...a),
-    unloadHeap: (heap: string) => need().unloadHeap(heap),
-    stats: (...a: Parameters<HeapleakClient['stats']>) => need().stats(...a),
-    root: (...a: Parameters<HeapleakClient['root']>) => need().root(...a),
-    pathToRoot: (...a: Parameters<HeapleakClient['pathToRoot']>) => need().pathToRoot(...a),
-    object: (heap: string, address: string) => need().object(heap, address),
-    referrers: (...a: Parameters<HeapleakClient['referrers']>) => need().referrers(...a),
-    owner: (...a: Parameters<HeapleakClient['owner']>) => need().owner(...a),
-    explain: (...a: Parameters<HeapleakClient['explain']>) => need().explain(...a),
-    dominatorTree: (...a: Parameters<HeapleakClient['dominatorTree']>) => need().dominatorTree(...a),
-    probe: (method: string) => need().probe(method),
-  };
-
-  const graphPanel = new GraphPanel((heap, address) => void commands.inspectObject({ heap, address }));
-  context.subscriptions.push({ dispose: () => graphPanel.dispose() });
-  const treemapModel = new TreemapModel(store, api, () => vscode.workspace.getConfiguration('heapleak').get<number>('treemap.limit', 40));
-  const treemapPanel = new TreemapPanel(
-    vscode.Uri.joinPath(context.extensionUri, 'media'),
-    treemapModel,
-    (heap, address) => void commands.inspectObject({ heap, address }),
-    log,
-  );
-  context.subscriptions.push({ dispose: () => treemapPanel.dispose() });
-
-  const ui: Ui = {
+/** `Ui` (commands.ts) on VS Code's pickers, dialogs, notifications and editors. */
+function vscodeUi(graphPanel: GraphPanel, documents: DocumentStore, log: (line: string) => void): Ui {
+  return {
     async pick(items, options) {
       const chosen = await vscode.window.showQuickPick(
         items.map((item) => ({ label: item.label, description: item.description, detail: item.detail, item })),
@@ -405,6 +320,92 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     },
     log,
   };
+}
+
+export function activate(context: vscode.ExtensionContext): { commands: Commands; client: () => HeapleakClient | undefined } {
+  const output = vscode.window.createOutputChannel('Heapleak');
+  const log = (line: string) => output.appendLine(line);
+  const store = new HeapStore();
+  const documents = new DocumentStore();
+  let client: HeapleakClient | undefined;
+  let commands: Commands;
+
+  const traceLevel = () => vscode.workspace.getConfiguration('heapleak').get<TraceLevel>('trace.server', 'off');
+
+  /** The client, or undefined after telling the user how to fix a missing daemon. */
+  function daemon(): HeapleakClient | undefined {
+    const config = vscode.workspace.getConfiguration('heapleak');
+    const resolution = resolveDaemonPath({
+      setting: config.get<string>('daemonPath', ''),
+      workspaceFolders: workspacePaths(),
+      envPath: process.env.PATH,
+      homeDir: os.homedir(),
+      isExecutable,
+    });
+    if (!resolution.found) {
+      log(resolution.message);
+      log(`looked at: ${resolution.tried.join(', ')}`);
+      void vscode.window.showErrorMessage(`Heapleak: ${resolution.message}`, 'Open Settings', 'Show Output').then((action) => {
+        if (action === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'heapleak.daemonPath');
+        if (action === 'Show Output') output.show();
+      });
+      return undefined;
+    }
+    const options = {
+      command: resolution.path,
+      args: config.get<string[]>('daemonArgs', []),
+      trace: traceLevel(),
+    };
+    if (!client) {
+      client = new HeapleakClient({
+        ...options,
+        clientInfo: { name: 'heapleak-vscode', version: String(context.extension.packageJSON.version ?? '0') },
+        onStderr: (text) => output.append(text),
+        log,
+      });
+      client.onDidCrash((info) => {
+        if (info.stderrTail) log(`last daemon stderr:\n${info.stderrTail}`);
+        void commands.handleCrash(info);
+      });
+      client.onDidStart(() => void commands.probeOptional());
+      context.subscriptions.push({ dispose: () => void client?.stop() });
+    } else if (!client.running) {
+      client.reconfigure(options);
+    }
+    return client;
+  }
+
+  const need = () => {
+    const c = daemon();
+    if (!c) throw new NoDaemon();
+    return c;
+  };
+  const api = {
+    loadHeap: (...a: Parameters<HeapleakClient['loadHeap']>) => need().loadHeap(...a),
+    unloadHeap: (heap: string) => need().unloadHeap(heap),
+    stats: (...a: Parameters<HeapleakClient['stats']>) => need().stats(...a),
+    root: (...a: Parameters<HeapleakClient['root']>) => need().root(...a),
+    pathToRoot: (...a: Parameters<HeapleakClient['pathToRoot']>) => need().pathToRoot(...a),
+    object: (heap: string, address: string) => need().object(heap, address),
+    referrers: (...a: Parameters<HeapleakClient['referrers']>) => need().referrers(...a),
+    owner: (...a: Parameters<HeapleakClient['owner']>) => need().owner(...a),
+    explain: (...a: Parameters<HeapleakClient['explain']>) => need().explain(...a),
+    dominatorTree: (...a: Parameters<HeapleakClient['dominatorTree']>) => need().dominatorTree(...a),
+    probe: (method: string) => need().probe(method),
+  };
+
+  const graphPanel = new GraphPanel((heap, address) => void commands.inspectObject({ heap, address }));
+  context.subscriptions.push({ dispose: () => graphPanel.dispose() });
+  const treemapModel = new TreemapModel(store, api, () => vscode.workspace.getConfiguration('heapleak').get<number>('treemap.limit', 40));
+  const treemapPanel = new TreemapPanel(
+    vscode.Uri.joinPath(context.extensionUri, 'media'),
+    treemapModel,
+    (heap, address) => void commands.inspectObject({ heap, address }),
+    log,
+  );
+  context.subscriptions.push({ dispose: () => treemapPanel.dispose() });
+
+  const ui = vscodeUi(graphPanel, documents, log);
 
   commands = new Commands(ui, api, store, readSettings);
   const model = new TreeModel(store, api, undefined, (file) => commands.resolveSite(file));
@@ -417,24 +418,6 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     treeView.message = store.heaps.length >= 2 && store.diffs.length === 0 ? 'Next: Heapleak: Run Leak Diff' : undefined;
   });
 
-  // Commands the tree invokes pass the clicked node and the selection; a
-  // missing daemon is reported once by daemon() and ends the command.
-  const guarded =
-    <A extends unknown[]>(run: (...args: A) => Promise<unknown>) =>
-    async (...args: A) => {
-      try {
-        await run(...args);
-      } catch (error) {
-        if (error instanceof NoDaemon) return;
-        log(`command failed: ${error instanceof Error ? error.stack : String(error)}`);
-        void vscode.window.showErrorMessage(`Heapleak: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    };
-  const uriPaths = (uri?: vscode.Uri, uris?: vscode.Uri[]): string[] | undefined => {
-    const all = uris && uris.length > 0 ? uris : uri instanceof vscode.Uri ? [uri] : [];
-    return all.length > 0 ? all.map((u) => u.fsPath) : undefined;
-  };
-
   context.subscriptions.push(
     output,
     treeView,
@@ -442,65 +425,8 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
     leakDiagnostics,
     markers,
     vscode.languages.registerCodeLensProvider({ scheme: 'file' }, markers),
-    vscode.commands.registerCommand(
-      'heapleak.revealLeak',
-      guarded(async (heap?: string, leak?: string) => {
-        const node = heap && leak ? await model.findLeak(heap, leak) : undefined;
-        if (!node) {
-          void vscode.window.showWarningMessage('Heapleak: that leak is no longer in the Heapleak view (the diff was rerun or its heaps unloaded).');
-          return;
-        }
-        await treeView.reveal(node, { select: true, focus: true, expand: true });
-      }),
-    ),
     vscode.workspace.registerTextDocumentContentProvider(kObjectScheme, documents),
     vscode.languages.registerDocumentLinkProvider({ scheme: kObjectScheme }, documents),
-    vscode.commands.registerCommand(
-      'heapleak.loadHeap',
-      guarded(async (uri?: vscode.Uri, uris?: vscode.Uri[]) => {
-        if (!daemon()) return;
-        await commands.loadHeaps(uriPaths(uri, uris));
-      }),
-    ),
-    vscode.commands.registerCommand('heapleak.runLeakDiff', guarded(() => commands.runLeakDiff())),
-    vscode.commands.registerCommand(
-      'heapleak.showTreemap',
-      guarded(async (node?: TreeNode) => {
-        const heap = await commands.heapFor(node, 'Heapleak: dominator treemap of');
-        if (!heap) return;
-        try {
-          const view = await ui.progress(`Heapleak: dominator tree of ${store.label(heap)}`, (_r, token) => treemapModel.view(heap, token));
-          treemapPanel.show(view);
-        } catch (error) {
-          void vscode.window.showErrorMessage(`Heapleak: no treemap for ${store.label(heap)}: ${describeError(error)}`);
-        }
-      }),
-    ),
-    vscode.commands.registerCommand(
-      'heapleak.findRetainer',
-      guarded((node?: TreeNode, nodes?: TreeNode[]) => commands.findRetainer(node ?? treeView.selection[0], nodes ?? [...treeView.selection])),
-    ),
-    vscode.commands.registerCommand('heapleak.pathToRoot', guarded((node?: TreeNode) => commands.pathToRoot(node ?? objectSelection(treeView)))),
-    vscode.commands.registerCommand('heapleak.inspectObject', guarded((node?: TreeNode) => commands.inspectObject(node ?? objectSelection(treeView)))),
-    vscode.commands.registerCommand('heapleak.openAllocationSite', guarded((node?: TreeNode) => commands.openAllocationSite(node))),
-    vscode.commands.registerCommand('heapleak.openSite', guarded((node?: TreeNode) => commands.openSite(node))),
-    vscode.commands.registerCommand('heapleak.unloadHeap', guarded((node?: TreeNode) => commands.unloadHeap(node))),
-    vscode.commands.registerCommand(
-      'heapleak.owner',
-      guarded((node?: TreeNode, nodes?: TreeNode[]) => commands.owner(node ?? treeView.selection[0], nodes ?? [...treeView.selection])),
-    ),
-    vscode.commands.registerCommand('heapleak.explain', guarded(() => commands.explain())),
-    vscode.commands.registerCommand(
-      'heapleak.restartDaemon',
-      guarded(async () => {
-        const c = daemon();
-        if (!c) return;
-        store.clear();
-        await c.restart();
-        void vscode.window.showInformationMessage('Heapleak: heapleakd restarted; load the heaps again.');
-      }),
-    ),
-    vscode.commands.registerCommand('heapleak.showOutput', () => output.show()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!client) return;
       if (event.affectsConfiguration('heapleak.pathMappings')) void leakDiagnostics.rebuild();
@@ -512,13 +438,23 @@ export function activate(context: vscode.ExtensionContext): { commands: Commands
       }
     }),
   );
+  const deps: CommandDeps = {
+    commands,
+    model,
+    treeView,
+    store,
+    ui,
+    treemapModel,
+    showTreemap: (view) => treemapPanel.show(view),
+    daemon,
+    showOutput: () => output.show(),
+  };
+  for (const entry of commandTable(deps)) {
+    context.subscriptions.push(vscode.commands.registerCommand(entry.id, entry.guarded === false ? entry.run : guarded(entry.run, log)));
+  }
   void vscode.commands.executeCommand('setContext', 'heapleak.ownerAvailable', false);
   void vscode.commands.executeCommand('setContext', 'heapleak.explainAvailable', false);
   return { commands, client: () => client };
-}
-
-function objectSelection(treeView: vscode.TreeView<TreeNode>): TreeNode | undefined {
-  return treeView.selection.find((n) => n.kind === 'object');
 }
 
 export function deactivate(): void {

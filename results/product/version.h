@@ -3,8 +3,8 @@
 // driver), from one place so they cannot disagree.
 #pragma once
 
-namespace heapleak::text {
+namespace heapleak {
 
 inline constexpr const char* kVersion = "0.1.0";
 
-}  // namespace heapleak::text
+}  // namespace heapleak

@@ -1,4 +1,4 @@
-#include "results/text/exit_codes.h"
+#include "results/product/exit_codes.h"
 
 namespace heapleak {
 

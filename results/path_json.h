@@ -1,0 +1,14 @@
+// pathToRoot's answer (`heapleak path --json`): a shortest path from a GC
+// root to an object, each hop's brief and how it is held, in Ruby's words.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include "core/heap.h"
+#include "core/root_paths.h"
+
+namespace heapleak::results {
+
+boost::json::object root_path_json(const Heap& heap, const RootPath& path);
+
+}  // namespace heapleak::results

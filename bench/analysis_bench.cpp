@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "core/dominators.h"
-#include "core/loader.h"
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
+#include "core/graph/dominators.h"
+#include "core/loading/loader.h"
 
 namespace {
 

@@ -2,10 +2,10 @@
 // search never holds up a connection's cheap requests.
 #include <boost/json.hpp>
 
-#include "core/dump_series.h"
-#include "core/leak_diff.h"
-#include "core/retainer_report.h"
-#include "core/root_paths.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/graph/root_paths.h"
+#include "core/reports/retainer_report.h"
+#include "core/series/dump_series.h"
 #include "daemon/analysis_admission.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"

@@ -6,7 +6,7 @@
 #include <functional>
 #include <memory>
 
-#include "core/heap_cache.h"
+#include "core/images/heap_cache.h"
 #include "daemon/heap_store.h"
 #include "daemon/worker_pool.h"
 #include "protocol/logger.h"

@@ -4,12 +4,12 @@
 // request (seconds on a multi-gigabyte heap), so these run on the query pool.
 #include <boost/json.hpp>
 
-#include "core/dominator_subtree.h"
-#include "core/dump_series.h"
-#include "core/leak_clusters.h"
-#include "core/leak_diff.h"
-#include "core/ownership.h"
-#include "core/series_growth.h"
+#include "core/diagnosis/leak_clusters.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/ownership.h"
+#include "core/graph/dominator_subtree.h"
+#include "core/series/dump_series.h"
+#include "core/series/series_growth.h"
 #include "daemon/analysis_admission.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"

@@ -11,10 +11,10 @@
 #include <new>
 #include <stop_token>
 
-#include "core/byte_source.h"
-#include "core/file_identity.h"
-#include "core/load_memory_guard.h"
-#include "core/loader.h"
+#include "core/base/file_identity.h"
+#include "core/loading/load_memory_guard.h"
+#include "core/loading/loader.h"
+#include "core/reading/byte_source.h"
 #include "daemon/method_support.h"
 
 namespace heapleak::daemon {

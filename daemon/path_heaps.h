@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "core/cached_load.h"
+#include "core/images/cached_load.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
 #include "protocol/binder.h"

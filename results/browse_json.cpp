@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/record_reader.h"
+#include "core/heap/record_reader.h"
 #include "results/results_json.h"
 
 namespace heapleak::results {

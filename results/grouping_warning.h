@@ -3,9 +3,9 @@
 // then falls in one group, which must not pass silently.
 #pragma once
 
-#include "core/heap.h"
-#include "core/leak_diff.h"
-#include "core/object_key.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/heap/heap.h"
+#include "core/heap/object_key.h"
 
 namespace heapleak::results {
 

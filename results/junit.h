@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/leak_clusters.h"
+#include "core/diagnosis/leak_clusters.h"
 #include "results/leak_gate.h"
 
 namespace heapleak::results {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/leak_clusters.h"
+#include "core/diagnosis/leak_clusters.h"
 #include "results/leak_baseline.h"
 
 namespace heapleak::results {

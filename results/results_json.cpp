@@ -1,11 +1,11 @@
 #include "results/results_json.h"
 
-#include "core/dominators.h"
-#include "core/load_warnings.h"
-#include "core/naming.h"
-#include "core/object_key.h"
-#include "core/record_reader.h"
-#include "core/series_growth.h"
+#include "core/graph/dominators.h"
+#include "core/heap/naming.h"
+#include "core/heap/object_key.h"
+#include "core/heap/record_reader.h"
+#include "core/loading/load_warnings.h"
+#include "core/series/series_growth.h"
 #include "results/text/utf8_text.h"
 
 namespace heapleak::results {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "core/heap.h"
-#include "core/leak_clusters.h"
-#include "core/leak_diff.h"
-#include "core/ownership.h"
-#include "core/retainer_report.h"
-#include "core/root_paths.h"
+#include "core/diagnosis/leak_clusters.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/ownership.h"
+#include "core/graph/root_paths.h"
+#include "core/heap/heap.h"
+#include "core/reports/retainer_report.h"
 
 namespace heapleak::results {
 

@@ -8,7 +8,7 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "core/leak_clusters.h"
+#include "core/diagnosis/leak_clusters.h"
 #include "results/leak_gate.h"
 
 namespace heapleak::results {

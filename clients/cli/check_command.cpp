@@ -19,10 +19,10 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
-#include "core/dump_series.h"
-#include "core/leak_clusters.h"
-#include "core/load_warnings.h"
-#include "core/safe_write.h"
+#include "core/base/safe_write.h"
+#include "core/diagnosis/leak_clusters.h"
+#include "core/loading/load_warnings.h"
+#include "core/series/dump_series.h"
 #include "results/gate_error.h"
 #include "results/gate_json.h"
 #include "results/junit.h"
@@ -176,7 +176,7 @@ GateBudget budget_options(const Args& args) {
   return budget;
 }
 
-// Writes `text` by core/safe_write.h: a write that fails (a full disk)
+// Writes `text` by core/base/safe_write.h: a write that fails (a full disk)
 // leaves the old baseline whole; a device (/dev/full) is written through,
 // never replaced; a symbolic link or a folder other users may write is refused.
 bool write_text_file(const std::string& path, const std::string& text) {

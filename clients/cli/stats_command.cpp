@@ -4,9 +4,9 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/dump_series.h"
-#include "core/leak_diff.h"
-#include "core/naming.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/heap/naming.h"
+#include "core/series/dump_series.h"
 #include "results/dump_files.h"
 #include "results/grouping_warning.h"
 #include "results/stats_json.h"

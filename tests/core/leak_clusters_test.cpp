@@ -1,4 +1,4 @@
-#include "core/leak_clusters.h"
+#include "core/diagnosis/leak_clusters.h"
 
 #include <catch2/catch.hpp>
 

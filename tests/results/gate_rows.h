@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/leak_clusters.h"
+#include "core/diagnosis/leak_clusters.h"
 
 namespace heapleak::test {
 

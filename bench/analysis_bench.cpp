@@ -9,10 +9,10 @@
 #include <string>
 #include <utility>
 
-#include "core/dominators.h"
-#include "core/explain_pipeline.h"
-#include "core/loader.h"
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/graph/dominators.h"
+#include "core/loading/loader.h"
 
 namespace {
 
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     auto baseline = load(argv[2], true);
     auto later = load(argv[3], true);
     started = std::chrono::steady_clock::now();
-    // explain's own passes (core/explain_pipeline.h), each timed.
+    // explain's own passes (core/explain/explain_pipeline.h), each timed.
     heapleak::ExplainInput input;
     input.dumps = {baseline.get(), target.get(), later.get()};
     const heapleak::ExplainOutcome explained = heapleak::explain_leaks(std::move(input));

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record_parser.h"
+#include "core/reading/record_parser.h"
 
 int main(int argc, char** argv) {
   const bool dom = argc == 3 && std::string(argv[1]) == "--dom";

@@ -1,5 +1,5 @@
 // heapleak-read-floor FILE: what getting a plain dump's bytes costs, the two
-// ways the loader could (core/line_pipeline.cpp maps them): read(2) into a
+// ways the loader could (core/reading/line_pipeline.cpp maps them): read(2) into a
 // reused 4 MiB buffer, and mmap with each 4 MiB populated (MADV_POPULATE_READ)
 // and one byte per page touched. Prints seconds and MB/s for each, best of
 // three; run it on a file already in the page cache (cat it first).

@@ -27,7 +27,7 @@
 # analyses on loaded heaps (heapleak-analysis-bench).
 # Cold rows parse (HEAPLEAK_NO_CACHE=1 below); "(cache write)" rows parse and
 # write the cache image into a private directory, "(cache warm)" rows map it
-# (core/heap_cache.h) and compute the analyses (and write them next to the
+# (core/images/heap_cache.h) and compute the analyses (and write them next to the
 # image), "(cache warm, analyses)" rows map the image and the analyses.
 # Environment: BENCH_REPEAT=N runs each row N times and prints the median
 # (this VM's first touches of fresh memory vary run to run); BENCH_SETTLE=S
@@ -122,7 +122,7 @@ header() {
 
 # explain_rows FLOOR TARGET: explain A B C of the current data set, then the
 # same with each read method forced: what the probe's choice saved
-# (core/read_method.h).
+# (core/reading/read_method.h).
 explain_rows() {
   local floor=$1 target=$2
   measure "heapleak explain A B C" "$mbABC" "$nABC" "$floor" "$target" "$HEAPLEAK" explain "$A" "$B" "$C"
@@ -230,12 +230,12 @@ for set in "${SETS[@]}"; do
   # The other floor: faulting in as much fresh memory as info B peaked at.
   [ -x "$TOUCH_FLOOR" ] && measure "first touch of info B's peak" "$mbB" "$nB" - "floor" \
     "$TOUCH_FLOOR" "$((LAST_KB / 1024))"
-  # The read method the probe did not pick, for what it saved (core/read_method.h).
+  # The read method the probe did not pick, for what it saved (core/reading/read_method.h).
   HEAPLEAK_READ=map measure "heapleak info B (mapped)" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_READ='read' measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_NO_PREFAULT=1 measure "heapleak info B (no prefaulter)" "$mbB" "$nB" po "" \
     "$HEAPLEAK" info "$B"
-  # Huge pages forced on and off (core/huge_pages.h decides by free memory otherwise).
+  # Huge pages forced on and off (core/base/huge_pages.h decides by free memory otherwise).
   HEAPLEAK_HUGEPAGES=0 measure "heapleak info B (4 KiB pages)" "$mbB" "$nB" po "" \
     "$HEAPLEAK" info "$B"
   HEAPLEAK_HUGEPAGES=1 measure "heapleak info B (huge pages)" "$mbB" "$nB" po "" \

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/memory_headroom.h"
+#include "core/base/memory_headroom.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
 

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/analysis_cost.h"
+#include "core/heap/analysis_cost.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
 

@@ -2,9 +2,9 @@
 // search never holds up a connection's cheap requests.
 #include <boost/json.hpp>
 
-#include "core/leak_diff.h"
-#include "core/retainer_report.h"
-#include "core/root_paths.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/graph/root_paths.h"
+#include "core/reports/retainer_report.h"
 #include "daemon/analysis_admission.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"

@@ -6,8 +6,8 @@
 #include <functional>
 #include <memory>
 
-#include "core/cached_load.h"
-#include "core/heap_cache.h"
+#include "core/images/cached_load.h"
+#include "core/images/heap_cache.h"
 #include "daemon/heap_store.h"
 #include "daemon/worker_pool.h"
 #include "engine/image_writer.h"

@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <new>
 
-#include "core/byte_source.h"
-#include "core/cached_load.h"
-#include "core/loader.h"
+#include "core/images/cached_load.h"
+#include "core/loading/loader.h"
+#include "core/reading/byte_source.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"
 #include "daemon/method_table.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 
 namespace heapleak::daemon {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/heap.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::daemon {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/dump_series.h"
-#include "core/error.h"
-#include "core/heap.h"
-#include "core/leak_diff.h"
+#include "core/base/error.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/heap/heap.h"
+#include "core/series/dump_series.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
 #include "daemon/rpc_errors.h"

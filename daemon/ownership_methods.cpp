@@ -4,9 +4,9 @@
 // request (seconds on a multi-gigabyte heap), so these run on the query pool.
 #include <boost/json.hpp>
 
-#include "core/dominator_subtree.h"
-#include "core/leak_diff.h"
-#include "core/ownership.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/ownership.h"
+#include "core/graph/dominator_subtree.h"
 #include "daemon/analysis_admission.h"
 #include "daemon/daemon_context.h"
 #include "daemon/method_support.h"

@@ -16,11 +16,11 @@
 #include <stop_token>
 #include <thread>
 
-#include "core/byte_source.h"
-#include "core/file_identity.h"
-#include "core/load_memory_guard.h"
-#include "core/loader.h"
-#include "core/memory_headroom.h"
+#include "core/base/file_identity.h"
+#include "core/base/memory_headroom.h"
+#include "core/loading/load_memory_guard.h"
+#include "core/loading/loader.h"
+#include "core/reading/byte_source.h"
 #include "daemon/rpc_errors.h"
 
 namespace heapleak::daemon {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cached_load.h"
-#include "core/load_mode.h"
+#include "core/images/cached_load.h"
+#include "core/reading/load_mode.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
 #include "engine/load_plan.h"

@@ -3,7 +3,7 @@
 // protocol's cancelled error. Every method family and the path loads use it.
 #pragma once
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "protocol/error.h"
 
 namespace heapleak::daemon {

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "core/load_warnings.h"
+#include "core/loading/load_warnings.h"
 
 namespace heapleak::engine {
 

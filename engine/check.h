@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "core/explain_pipeline.h"
-#include "core/heap.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/heap/heap.h"
 #include "results/gate_error.h"
 
 namespace heapleak::engine {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/explain_pipeline.h"
-#include "core/heap.h"
-#include "core/object_key.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/heap/heap.h"
+#include "core/heap/object_key.h"
 
 namespace heapleak::engine {
 

@@ -1,4 +1,4 @@
-// The one writer of cache images (core/cached_load.h's PendingImage) for
+// The one writer of cache images (core/images/cached_load.h's PendingImage) for
 // every front end: one image at a time, on a thread of its own, from the
 // moment each load ends, so that writing a large image (hundreds of MB into
 // fresh page cache) overlaps the next load and the analyses instead of
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/cached_load.h"
+#include "core/images/cached_load.h"
 
 namespace heapleak::engine {
 

@@ -4,15 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/byte_source.h"
-#include "core/loader.h"
+#include "core/loading/loader.h"
+#include "core/reading/byte_source.h"
 
 namespace heapleak::engine {
 
 LoadPlan plan_leak_loads(const std::vector<std::string>& paths) {
   // Only B needs references; A and C answer identity and growth questions.
   // B is the second dump of A B [C], and D(N-1) of a series D1..DN (N >= 4:
-  // explain's series, core/series_growth.h): the second-to-last.
+  // explain's series, core/series/series_growth.h): the second-to-last.
   LoadPlan plan;
   const std::size_t target = paths.size() >= 3 ? paths.size() - 2 : 1;
   for (std::size_t k = 0; k < paths.size(); ++k)

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/heap.h"
-#include "core/load_mode.h"
+#include "core/heap/heap.h"
+#include "core/reading/load_mode.h"
 
 namespace heapleak::engine {
 

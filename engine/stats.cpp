@@ -1,6 +1,6 @@
 #include "engine/stats.h"
 
-#include "core/untraced_warning.h"
+#include "core/diagnosis/untraced_warning.h"
 #include "results/dump_files.h"
 #include "results/series_json.h"
 #include "results/stats_json.h"

@@ -1,5 +1,5 @@
 // stats, whole, for every front end: the 3-dump diff grouped by class, site
-// or generation (core/leak_diff.h), whether the dumps are one series, and
+// or generation (core/diagnosis/leak_diff.h), whether the dumps are one series, and
 // the answer's one document (results/stats_json.h), as `heapleak stats` and
 // heapleakd's `stats` both print it.
 #pragma once
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/dump_series.h"
-#include "core/heap.h"
-#include "core/leak_diff.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/heap/heap.h"
+#include "core/series/dump_series.h"
 
 namespace heapleak::engine {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/record_reader.h"
+#include "core/heap/record_reader.h"
 #include "results/object_brief_json.h"
 
 namespace heapleak::results {

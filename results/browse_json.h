@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <span>
 
-#include "core/heap.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

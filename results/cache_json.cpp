@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "core/analysis_cost.h"
+#include "core/heap/analysis_cost.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

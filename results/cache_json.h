@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <vector>
 
-#include "core/heap_cache.h"
+#include "core/images/heap_cache.h"
 
 namespace heapleak::results {
 

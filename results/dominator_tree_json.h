@@ -6,8 +6,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/dominator_subtree.h"
-#include "core/heap.h"
+#include "core/graph/dominator_subtree.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

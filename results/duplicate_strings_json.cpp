@@ -1,6 +1,6 @@
 #include "results/duplicate_strings_json.h"
 
-#include "core/record_reader.h"
+#include "core/heap/record_reader.h"
 #include "results/object_brief_json.h"
 #include "results/text/utf8_text.h"
 

@@ -6,8 +6,8 @@
 #include <boost/json.hpp>
 #include <vector>
 
-#include "core/heap.h"
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

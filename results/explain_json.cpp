@@ -1,6 +1,6 @@
 #include "results/explain_json.h"
 
-#include "core/series_growth.h"
+#include "core/series/series_growth.h"
 #include "results/object_brief_json.h"
 #include "results/owner_json.h"
 

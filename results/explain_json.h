@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/heap.h"
-#include "core/leak_diff.h"
-#include "core/leak_rows.h"
-#include "core/ownership.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/leak_row.h"
+#include "core/diagnosis/ownership.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

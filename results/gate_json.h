@@ -6,9 +6,9 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "core/heap.h"
-#include "core/leak_diff.h"
-#include "core/leak_rows.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/leak_row.h"
+#include "core/heap/heap.h"
 #include "results/leak_gate.h"
 
 namespace heapleak::results {

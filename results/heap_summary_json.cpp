@@ -1,6 +1,6 @@
 #include "results/heap_summary_json.h"
 
-#include "core/load_warnings.h"
+#include "core/loading/load_warnings.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

@@ -4,7 +4,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/heap.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

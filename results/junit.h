@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/leak_rows.h"
+#include "core/diagnosis/leak_row.h"
 #include "results/leak_gate.h"
 
 namespace heapleak::results {

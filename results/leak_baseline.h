@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.h"
-#include "core/leak_rows.h"
+#include "core/base/error.h"
+#include "core/diagnosis/leak_row.h"
 
 namespace heapleak::results {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/leak_rows.h"
+#include "core/diagnosis/leak_row.h"
 #include "results/leak_baseline.h"
 
 namespace heapleak::results {

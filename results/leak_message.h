@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/leak_rows.h"
+#include "core/diagnosis/leak_row.h"
 
 namespace heapleak::results {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dump_facts.h"
+#include "core/series/dump_facts.h"
 
 namespace heapleak::results {
 

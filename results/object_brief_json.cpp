@@ -1,7 +1,7 @@
 #include "results/object_brief_json.h"
 
-#include "core/naming.h"
-#include "core/object_key.h"
+#include "core/heap/naming.h"
+#include "core/heap/object_key.h"
 
 namespace heapleak::results {
 namespace json = boost::json;

@@ -7,8 +7,8 @@
 #include <boost/json.hpp>
 #include <vector>
 
-#include "core/heap.h"
-#include "core/ivar_names.h"
+#include "core/heap/heap.h"
+#include "core/heap/ivar_names.h"
 
 namespace heapleak::results {
 

@@ -1,8 +1,8 @@
 #include "results/owner_json.h"
 
-#include "core/dot_graph.h"
-#include "core/ivar_names.h"
-#include "core/naming.h"
+#include "core/heap/ivar_names.h"
+#include "core/heap/naming.h"
+#include "core/reports/dot_graph.h"
 #include "results/object_brief_json.h"
 
 namespace heapleak::results {

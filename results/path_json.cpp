@@ -1,7 +1,7 @@
 #include "results/path_json.h"
 
-#include "core/ivar_names.h"
-#include "core/naming.h"
+#include "core/heap/ivar_names.h"
+#include "core/heap/naming.h"
 #include "results/object_brief_json.h"
 
 namespace heapleak::results {

@@ -4,8 +4,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/heap.h"
-#include "core/root_paths.h"
+#include "core/graph/root_paths.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

@@ -1,6 +1,6 @@
 #include "results/retainer_json.h"
 
-#include "core/naming.h"
+#include "core/heap/naming.h"
 #include "results/object_brief_json.h"
 #include "results/path_json.h"
 

@@ -5,8 +5,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/heap.h"
-#include "core/retainer_report.h"
+#include "core/heap/heap.h"
+#include "core/reports/retainer_report.h"
 
 namespace heapleak::results {
 

@@ -8,7 +8,7 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "core/leak_rows.h"
+#include "core/diagnosis/leak_row.h"
 #include "results/leak_gate.h"
 
 namespace heapleak::results {

@@ -5,7 +5,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "core/dump_series.h"
+#include "core/series/dump_series.h"
 
 namespace heapleak::results {
 

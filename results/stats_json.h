@@ -5,9 +5,9 @@
 #include <boost/json.hpp>
 #include <cstddef>
 
-#include "core/heap.h"
-#include "core/leak_diff.h"
-#include "core/object_key.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/heap/heap.h"
+#include "core/heap/object_key.h"
 
 namespace heapleak::results {
 

@@ -1,7 +1,7 @@
 #include "results/top_json.h"
 
-#include "core/dominators.h"
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
+#include "core/graph/dominators.h"
 #include "results/object_brief_json.h"
 
 namespace heapleak::results {

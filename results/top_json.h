@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <cstddef>
 
-#include "core/heap.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::results {
 

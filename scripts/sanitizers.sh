@@ -74,7 +74,7 @@ if [ "$what" = tsan ] || [ "$what" = all ]; then
   echo "== ThreadSanitizer (build/tsan)"
   rm -rf "$reports/tsan" && mkdir -p "$reports/tsan"
   # handle_sigbus=0: the loader turns the SIGBUS of a mapped dump cut short
-  # under it into an error (core/mapped_reads.h); TSan's own handler would
+  # under it into an error (core/reading/mapped_reads.h); TSan's own handler would
   # take the signal first and end the process.
   export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:history_size=4:handle_sigbus=0:log_path=$reports/tsan/tsan"
   # The flags, targets and test filter live in CMakePresets.json (tsan). The

@@ -1,11 +1,11 @@
 // `heapleak cache list|clear`: what the cache of parsed heaps holds, and
-// deleting it. The images themselves are core/heap_cache.h's.
+// deleting it. The images themselves are core/images/heap_cache.h's.
 #include <iostream>
 #include <sstream>
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/analysis_cost.h"
+#include "core/heap/analysis_cost.h"
 #include "results/cache_json.h"
 #include "results/text/human_bytes.h"
 #include "results/text/render.h"

@@ -374,7 +374,7 @@ int run_capture(const std::vector<std::string>& argv) {
     return kExitNoAnswer;
   }
   // Every dump it wrote: with four or more, explain reads the series, each
-  // row's growth over every interval (core/series_growth.h).
+  // row's growth over every interval (core/series/series_growth.h).
   std::cout << "\n";
   return run_explain(paths);
 }

@@ -19,7 +19,7 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
-#include "core/safe_write.h"
+#include "core/base/safe_write.h"
 #include "engine/check.h"
 #include "results/gate_error.h"
 #include "results/gate_json.h"
@@ -174,7 +174,7 @@ GateBudget budget_options(const Args& args) {
   return budget;
 }
 
-// Writes `text` by core/safe_write.h: a write that fails (a full disk)
+// Writes `text` by core/base/safe_write.h: a write that fails (a full disk)
 // leaves the old baseline whole; a device (/dev/full) is written through,
 // never replaced; a symbolic link or a folder other users may write is refused.
 bool write_text_file(const std::string& path, const std::string& text) {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/address.h"
+#include "core/base/address.h"
 #include "results/product/exit_codes.h"
 
 namespace heapleak::cli {

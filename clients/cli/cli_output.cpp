@@ -21,12 +21,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/cached_load.h"
-#include "core/load_memory_guard.h"
-#include "core/load_profile.h"
-#include "core/memory_fit.h"
-#include "core/memory_headroom.h"
-#include "core/safe_write.h"
+#include "core/base/memory_headroom.h"
+#include "core/base/safe_write.h"
+#include "core/images/cached_load.h"
+#include "core/loading/load_memory_guard.h"
+#include "core/loading/memory_fit.h"
+#include "core/reading/load_profile.h"
 #include "engine/image_writer.h"
 #include "engine/load_plan.h"
 
@@ -44,7 +44,7 @@ int report_error(const Error& error) {
 
 bool write_output(const Args& args, const std::string& text) {
   if (auto file = args.value("-o")) {
-    // core/safe_write.h: a temporary renamed into place, a device or FIFO
+    // core/base/safe_write.h: a temporary renamed into place, a device or FIFO
     // (-o /dev/stdout) written through; a full disk shows, nothing is half-written.
     if (auto error = write_file_safely(*file, text, SpecialTarget::kWriteThrough)) {
       std::cerr << "heapleak: " << error->message << "\n";
@@ -91,7 +91,7 @@ engine::ImageWriter& image_writer() {
 
 // Heaps bound to an image (mapped from one, or parsed and written): the
 // analyses their queries computed are kept next to the images at exit
-// (core/heap_cache.h's store_analyses).
+// (core/images/heap_cache.h's store_analyses).
 std::mutex kept_mutex;
 std::vector<std::shared_ptr<const Heap>> kept;
 
@@ -108,7 +108,7 @@ std::optional<std::uint64_t> memory_cap;
 LoadOutcome load_through_cache(const std::string& path, const LoadOptions& options) {
   // Without --max-memory the memory left is the run's budget: a load that
   // cannot fit stops with overBudget (exit 9, saying why) instead of the
-  // kernel killing the run part way (core/load_memory_guard.h).
+  // kernel killing the run part way (core/loading/load_memory_guard.h).
   LoadControl control;
   std::optional<LoadMemoryGuard> guard;
   if (!memory_cap) guard.emplace(path, options.mode).watch(control);
@@ -146,11 +146,11 @@ void lower_this_threads_priority() {
 }
 
 // Loads the dumps at once, at most `at_once` at a time and as many as fit in
-// the memory left (core/memory_headroom.h), each on its own thread (this one
+// the memory left (core/base/memory_headroom.h), each on its own thread (this one
 // among them). On 2 cores explain's three loads of syn1700 took 5.2-6.5 s
 // instead of 10-12 s one after the other: a single load leaves the second
 // core mostly idle (its reader and prefaulter are light), and with 4 KiB
-// pages (core/column.h) faults in parallel no longer stall each other. An
+// pages (core/base/column.h) faults in parallel no longer stall each other. An
 // exception thrown by a load is rethrown here.
 std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
                                       const std::vector<LoadOptions>& options,
@@ -201,7 +201,7 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
   return outcomes;
 }
 
-// A run that cannot fit, refused before its first load (core/memory_fit.h).
+// A run that cannot fit, refused before its first load (core/loading/memory_fit.h).
 // Only without the cache: with it, a heap parsed is written to an image and
 // mapped, pages the kernel can drop instead of ending the run.
 // `analysed`: the index of the heap whose dominator tree and root paths the

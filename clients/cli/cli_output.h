@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "clients/cli/cli_args.h"
-#include "core/error.h"
-#include "core/heap.h"
-#include "core/heap_cache.h"
-#include "core/loader.h"
-#include "core/object_key.h"
+#include "core/base/error.h"
+#include "core/heap/heap.h"
+#include "core/heap/object_key.h"
+#include "core/images/heap_cache.h"
+#include "core/loading/loader.h"
 #include "engine/load_plan.h"
 #include "results/product/exit_codes.h"
 #include "results/product/version.h"
@@ -55,8 +55,8 @@ const HeapCache& cli_cache();
 void write_pending_images();
 
 // What --max-memory set: the bytes a run without the cache may hold; nullopt
-// (the default) is the memory available (core/memory_headroom.h). A run that
-// cannot fit is refused before its first load (core/memory_fit.h).
+// (the default) is the memory available (core/base/memory_headroom.h). A run that
+// cannot fit is refused before its first load (core/loading/memory_fit.h).
 void configure_memory_cap(std::optional<std::uint64_t> max_bytes);
 
 // Loads several dumps, the k-th with options[k], at most `at_once` at a time

@@ -1,14 +1,14 @@
 // `heapleak explain A B C`: one row per leak. The leaked objects of the diff
 // clustered by the pre-existing object that accumulates them (the holder),
 // each with how Ruby reaches it, its growth A -> B -> C (or over every dump of
-// a series D1..DN, core/series_growth.h), the leaked objects
+// a series D1..DN, core/series/series_growth.h), the leaked objects
 // by class and site and the bytes retained, ranked by retained bytes; what is
 // probably not a leak listed apart with why. The answer to start with.
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/dump_facts.h"
+#include "core/series/dump_facts.h"
 #include "engine/explain.h"
 #include "results/leak_rows_jsonl.h"
 #include "results/text/render.h"

@@ -1,10 +1,10 @@
 // `heapleak export HEAP OUTDIR`: the heap as tables for DuckDB and Spark
-// (docs/tables.md). The layout is core/heap_tables.h's; this only wires it.
+// (docs/tables.md). The layout is core/reports/heap_tables.h's; this only wires it.
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/heap_tables.h"
+#include "core/reports/heap_tables.h"
 
 namespace heapleak::cli {
 namespace {

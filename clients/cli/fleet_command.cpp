@@ -1,6 +1,6 @@
 // `heapleak fleet DIR...`: the leak rows of every series under the
 // directories as one table. Each series (the dumps of one process,
-// core/fleet_series.h) is a plain `heapleak explain ... --format jsonl` run in
+// core/series/fleet_series.h) is a plain `heapleak explain ... --format jsonl` run in
 // a child process, as many at once as the cores and the memory allow; their
 // rows are concatenated in series order. `--print-commands` prints those runs
 // instead, for a scheduler of the fleet's own (docs/fleet.md).
@@ -28,8 +28,8 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
-#include "core/fleet_series.h"
-#include "core/memory_headroom.h"
+#include "core/base/memory_headroom.h"
+#include "core/series/fleet_series.h"
 #include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {

@@ -5,7 +5,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/load_warnings.h"
+#include "core/loading/load_warnings.h"
 #include "results/heap_summary_json.h"
 #include "results/text/human_bytes.h"
 #include "results/text/terminal_safe.h"

@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/dump_manifest.h"
-#include "core/safe_write.h"
-#include "core/string_redactor.h"
+#include "core/base/safe_write.h"
+#include "core/reading/dump_manifest.h"
+#include "core/redaction/string_redactor.h"
 
 namespace heapleak::cli {
 namespace {

@@ -8,12 +8,12 @@
 #include <optional>
 #include <string>
 
-#include "core/error.h"
-#include "core/siphash.h"
+#include "core/base/error.h"
+#include "core/base/siphash.h"
 
 namespace heapleak::cli {
 
-// Copies DUMP's manifest (core/dump_manifest.h's manifest_path_for) beside
+// Copies DUMP's manifest (core/reading/dump_manifest.h's manifest_path_for) beside
 // COPY, redacted, with "dump" naming the copy. Nothing happens when DUMP has
 // none; true when one was written.
 Result<bool> copy_manifest(const std::string& dump, const std::string& copy, const SipKey& key);

@@ -5,8 +5,8 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/dot_graph.h"
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
+#include "core/reports/dot_graph.h"
 #include "results/owner_json.h"
 #include "results/text/render.h"
 

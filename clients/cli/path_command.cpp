@@ -3,7 +3,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/root_paths.h"
+#include "core/graph/root_paths.h"
 #include "results/path_json.h"
 #include "results/text/render.h"
 

@@ -13,10 +13,10 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/manifest_copy.h"
-#include "core/dump_manifest.h"
-#include "core/dump_redaction.h"
-#include "core/loader.h"
-#include "core/safe_write.h"
+#include "core/base/safe_write.h"
+#include "core/loading/loader.h"
+#include "core/reading/dump_manifest.h"
+#include "core/redaction/dump_redaction.h"
 
 namespace heapleak::cli {
 namespace {
@@ -122,7 +122,7 @@ int run_redact(const std::vector<std::string>& argv) {
     }
   }
   const SipKey key = read_key(args.value("--key-file"));
-  // The temporaries of a redact that was killed (core/safe_write.h names
+  // The temporaries of a redact that was killed (core/base/safe_write.h names
   // them with their pid): only ours, only when that process is gone.
   remove_stale_temporaries(into_dir ? last : folder_of(last));
   for (const std::string& in : inputs) {

@@ -8,7 +8,7 @@
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
 #include "clients/common/graphviz_render.h"
-#include "core/retainer_report.h"
+#include "core/reports/retainer_report.h"
 #include "results/retainer_json.h"
 #include "results/text/render.h"
 #include "results/text/terminal_safe.h"

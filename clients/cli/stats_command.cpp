@@ -4,8 +4,8 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/leak_diff.h"
-#include "core/naming.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/heap/naming.h"
 #include "engine/stats.h"
 #include "results/text/render.h"
 

@@ -5,7 +5,7 @@
 
 #include "clients/cli/cli_output.h"
 #include "clients/cli/commands.h"
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
 #include "results/duplicate_strings_json.h"
 #include "results/text/render.h"
 #include "results/top_json.h"

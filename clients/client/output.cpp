@@ -6,7 +6,7 @@
 #include "clients/client/exit_codes.h"
 #include "clients/client/table.h"
 #include "clients/client/terminal.h"
-#include "core/safe_write.h"
+#include "core/base/safe_write.h"
 
 namespace heapleak::client {
 namespace json = boost::json;
@@ -54,7 +54,7 @@ void print_doc(const Terminal& term, const text::Doc& doc) {
 }
 
 void write_file(const std::string& file, const std::string& text) {
-  // The one safe path (core/safe_write.h): never through a planted link, into
+  // The one safe path (core/base/safe_write.h): never through a planted link, into
   // a folder another user may write, or renamed over a device or FIFO.
   if (auto error = write_file_safely(file, text, SpecialTarget::kWriteThrough))
     throw ClientError{kExitCannotWrite, error->message};

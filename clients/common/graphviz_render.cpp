@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "core/safe_write.h"
+#include "core/base/safe_write.h"
 
 namespace heapleak::graphviz {
 
@@ -41,7 +41,7 @@ std::string render_graph(const std::string& dot_binary, const std::string& dot_t
   int input[2];
   if (::pipe2(input, O_CLOEXEC) != 0) return std::strerror(errno);
   int out_fd = 1;
-  // The file goes through the one safe path (core/safe_write.h): dot writes
+  // The file goes through the one safe path (core/base/safe_write.h): dot writes
   // into an exclusive temporary, renamed over `output` once dot succeeded.
   std::unique_ptr<SafeWrite> file;
   if (!output.empty()) {

@@ -85,7 +85,7 @@ def test():
     check("apt-get install graphviz" in r.stderr, "says how to install Graphviz", r)
 
     expect(["root", H2, LEAKED[0], "-o", "/nonexistent/dir/g.dot"], CANNOT_WRITE, "unwritable -o file")
-    # -o goes through the one safe path (core/safe_write.h), the graph dot renders too: a link
+    # -o goes through the one safe path (core/base/safe_write.h), the graph dot renders too: a link
     # planted at the name is refused, and neither it nor the file it points at is touched
     victim = os.path.join(TMP, "victim.txt")
     with open(victim, "w") as f:

@@ -1,7 +1,7 @@
 // The address indices a load resolves its references with: both layouts
 // must answer what a binary search over the sorted addresses answers, for
 // present addresses and for absent ones (a gap, another window, unaligned).
-#include "core/address_index.h"
+#include "core/heap/address_index.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // sort_by_address: the order a stable sort by address gives, first record
 // of each address kept, on one thread or two, around a hole.
-#include "core/address_sort.h"
+#include "core/heap/address_sort.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

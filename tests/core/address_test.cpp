@@ -1,4 +1,4 @@
-#include "core/address.h"
+#include "core/base/address.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// The analyses kept next to a cache image (core/analyses_image.h): a heap
+// The analyses kept next to a cache image (core/images/analyses_image.h): a heap
 // reopened from the cache maps the root paths and dominator tree an earlier
 // process computed, equal to freshly computed ones for every object; a
 // damaged, cut, foreign-version or stale analyses file is deleted with a
@@ -9,14 +9,14 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "core/analyses_image.h"
-#include "core/analysis_cost.h"
-#include "core/cached_load.h"
-#include "core/dominators.h"
-#include "core/heap_cache.h"
-#include "core/heap_image_format.h"
-#include "core/loader.h"
-#include "core/root_paths.h"
+#include "core/graph/dominators.h"
+#include "core/graph/root_paths.h"
+#include "core/heap/analysis_cost.h"
+#include "core/images/analyses_image.h"
+#include "core/images/cached_load.h"
+#include "core/images/heap_cache.h"
+#include "core/images/heap_image_format.h"
+#include "core/loading/loader.h"
 #include "tests/core/cache_test_support.h"
 #include "tests/support/image_forge.h"
 

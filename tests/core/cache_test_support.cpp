@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "core/cached_load.h"
+#include "core/images/cached_load.h"
 
 namespace heapleak::test {
 namespace fs = std::filesystem;

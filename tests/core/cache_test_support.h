@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/heap.h"
-#include "core/heap_cache.h"
+#include "core/heap/heap.h"
+#include "core/images/heap_cache.h"
 
 namespace heapleak::test {
 

@@ -1,7 +1,7 @@
 // Column's storage operations for the loader's big arrays: adopting another
 // column's pages, giving back the unused ones, appending another column's
 // pages by moving them (a split load's second half, HeapBuilder::absorb).
-#include "core/column.h"
+#include "core/base/column.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

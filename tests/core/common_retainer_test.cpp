@@ -1,4 +1,4 @@
-#include "core/common_retainer.h"
+#include "core/graph/common_retainer.h"
 
 #include <catch2/catch.hpp>
 

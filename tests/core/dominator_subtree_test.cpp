@@ -1,7 +1,7 @@
 // dominator_subtree: children are the immediately dominated objects, biggest
 // retained first; limit and minBytes fold the rest into `other`; depth and
 // max_nodes stop the expansion; unreachable roots dominate nothing.
-#include "core/dominator_subtree.h"
+#include "core/graph/dominator_subtree.h"
 
 #include <catch2/catch.hpp>
 

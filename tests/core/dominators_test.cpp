@@ -1,4 +1,4 @@
-#include "core/dominators.h"
+#include "core/graph/dominators.h"
 
 #include <catch2/catch.hpp>
 #include <random>

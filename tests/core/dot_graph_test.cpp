@@ -1,9 +1,9 @@
-#include "core/dot_graph.h"
+#include "core/reports/dot_graph.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "core/retainer_report.h"
+#include "core/reports/retainer_report.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

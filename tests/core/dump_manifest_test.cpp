@@ -1,6 +1,6 @@
 // The capture gem's manifests: found beside a dump by its stem, read, and
 // anything that is not one ignored.
-#include "core/dump_manifest.h"
+#include "core/reading/dump_manifest.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "core/dump_series.h"
+#include "core/series/dump_series.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

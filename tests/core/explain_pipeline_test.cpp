@@ -1,7 +1,7 @@
-// explain's pipeline (core/explain_pipeline.h): the passes run in the listed
+// explain's pipeline (core/explain/explain_pipeline.h): the passes run in the listed
 // order, each timed; one switched off by name changes what it is for and
 // nothing it is not for; check's two-step run gives explain's rows.
-#include "core/explain_pipeline.h"
+#include "core/explain/explain_pipeline.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // heapleak fleet's discovery: what is a dump, when it was taken (manifest,
 // else mtime), which series it belongs to and in what order.
-#include "core/fleet_series.h"
+#include "core/series/fleet_series.h"
 
 #include <sys/time.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/dump_facts.h"
+#include "core/series/dump_facts.h"
 
 using namespace heapleak;
 

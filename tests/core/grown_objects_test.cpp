@@ -1,9 +1,9 @@
-#include "core/grown_objects.h"
+#include "core/diagnosis/grown_objects.h"
 
 #include <catch2/catch.hpp>
 
-#include "core/explain_pipeline.h"
-#include "core/leak_diff.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/explain/explain_pipeline.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

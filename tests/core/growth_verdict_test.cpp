@@ -1,9 +1,9 @@
-#include "core/growth_verdict.h"
+#include "core/diagnosis/growth_verdict.h"
 
 #include <catch2/catch.hpp>
 
-#include "core/dominators.h"
-#include "core/explain_pipeline.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/graph/dominators.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,4 +1,4 @@
-#include "core/heap_builder.h"
+#include "core/heap/heap_builder.h"
 
 #include <catch2/catch.hpp>
 

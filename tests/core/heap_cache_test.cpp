@@ -2,7 +2,7 @@
 // accessor equal), and an image that is damaged, cut, of another version or
 // of a dump changed since is never trusted: it is deleted and rebuilt with a
 // warning. Eviction removes the least recently used images first.
-#include "core/heap_cache.h"
+#include "core/images/heap_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/cached_load.h"
-#include "core/checksum.h"
-#include "core/dominators.h"
-#include "core/heap_image_format.h"
-#include "core/load_warnings.h"
+#include "core/base/checksum.h"
+#include "core/graph/dominators.h"
+#include "core/images/cached_load.h"
+#include "core/images/heap_image_format.h"
+#include "core/loading/load_warnings.h"
 #include "tests/core/cache_test_support.h"
 #include "tests/core/same_heap.h"
 #include "tests/core/test_dump.h"

@@ -2,14 +2,14 @@
 // ivar_names_test.cpp): rows per table, the class edge, NULLs left out, and
 // --ivar-names naming each reference from the shapes. DuckDB reads real
 // exports in tests/duckdb/export.test.mjs.
-#include "core/heap_tables.h"
+#include "core/reports/heap_tables.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,6 +1,6 @@
-// When fresh column memory asks for huge pages (core/huge_pages.h): only
+// When fresh column memory asks for huge pages (core/base/huge_pages.h): only
 // while the kernel has free 2 MiB blocks to spare, read from /proc/buddyinfo.
-#include "core/huge_pages.h"
+#include "core/base/huge_pages.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,10 +1,10 @@
-#include "core/identity.h"
+#include "core/diagnosis/identity.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -3,15 +3,15 @@
 // flags trimmed): exact when every ivar is heap-valued, candidates when
 // immediates hide positions, duplicates, hidden and too-complex shapes, and
 // 4.0's IMEMO:fields folded into its owner.
-#include "core/ivar_names.h"
+#include "core/heap/ivar_names.h"
 
 #include <catch2/catch.hpp>
 
-#include "core/leak_diff.h"
-#include "core/naming.h"
-#include "core/object_key.h"
-#include "core/ownership.h"
-#include "core/root_paths.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/ownership.h"
+#include "core/graph/root_paths.h"
+#include "core/heap/naming.h"
+#include "core/heap/object_key.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/explain_pipeline.h"
+#include "core/explain/explain_pipeline.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

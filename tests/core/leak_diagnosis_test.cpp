@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "core/cached_load.h"
-#include "core/dump_manifest.h"
-#include "core/explain_pipeline.h"
-#include "core/leak_diff.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/images/cached_load.h"
+#include "core/reading/dump_manifest.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,4 +1,4 @@
-#include "core/leak_diff.h"
+#include "core/diagnosis/leak_diff.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
-#include "core/leak_folding.h"
+#include "core/diagnosis/leak_folding.h"
 
 #include <catch2/catch.hpp>
 #include <cstdio>
 
-#include "core/explain_pipeline.h"
-#include "core/leak_diff.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/explain/explain_pipeline.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,14 +1,14 @@
 // What a cluster holds decides its verdict (issue 25, defects 1, 8, 10, 11):
 // small three-dump heaps for each shape, A and C loaded identity-only as
 // explain loads them, the dumps kept on disk so records can be read back.
-#include "core/leak_shape.h"
+#include "core/diagnosis/leak_shape.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 
-#include "core/explain_pipeline.h"
-#include "core/naming_runtime.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/heap/naming_runtime.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

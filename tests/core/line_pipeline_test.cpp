@@ -1,7 +1,7 @@
 // LinePipeline and its BlockBuffer: blocks hold whole lines only, the bytes
 // handed out add up to the file exactly, and every line is followed by the
 // padding simdjson reads past a document's end, whatever the file's size.
-#include "core/line_pipeline.h"
+#include "core/reading/line_pipeline.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

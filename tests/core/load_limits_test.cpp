@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "core/line_pipeline.h"
-#include "core/load_warnings.h"
-#include "core/loader.h"
-#include "core/record_reader.h"
+#include "core/heap/record_reader.h"
+#include "core/loading/load_warnings.h"
+#include "core/loading/loader.h"
+#include "core/reading/line_pipeline.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -137,7 +137,7 @@ TEST_CASE("the budget is checked as the load grows and fails it with overBudget"
 
 TEST_CASE("a charge refused at the start fails the load before it reads a block", "[load_limits]") {
   // heapleakd without --max-memory refuses there a load whose low estimate
-  // cannot fit (core/load_memory_guard.h): nothing reserved, nothing read.
+  // cannot fit (core/loading/load_memory_guard.h): nothing reserved, nothing read.
   TempFile file(many_objects(20000));
   int progress_calls = 0;
   std::vector<std::uint64_t> charged;

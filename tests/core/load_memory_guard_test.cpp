@@ -1,11 +1,11 @@
-#include "core/load_memory_guard.h"
+#include "core/loading/load_memory_guard.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

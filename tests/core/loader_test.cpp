@@ -1,4 +1,4 @@
-#include "core/loader.h"
+#include "core/loading/loader.h"
 
 #include <sys/stat.h>
 

@@ -1,8 +1,8 @@
-// read_mapped (core/mapped_reads.h): the SIGBUS of a read past the end of a
+// read_mapped (core/reading/mapped_reads.h): the SIGBUS of a read past the end of a
 // mapped file that was cut short becomes `false` for the guarded call, and
 // only for a read in its range. The loader's use of it is tested with the
 // other damaged input, in load_limits_test.cpp.
-#include "core/mapped_reads.h"
+#include "core/reading/mapped_reads.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "core/memory_fit.h"
+#include "core/loading/memory_fit.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <iterator>
 #include <string>
 
-#include "core/memory_headroom.h"
+#include "core/base/memory_headroom.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

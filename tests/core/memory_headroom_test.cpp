@@ -1,9 +1,9 @@
-#include "core/memory_headroom.h"
+#include "core/base/memory_headroom.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 
 using namespace heapleak;
 

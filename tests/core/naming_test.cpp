@@ -1,9 +1,9 @@
-#include "core/naming.h"
+#include "core/heap/naming.h"
 
 #include <catch2/catch.hpp>
 
-#include "core/naming_runtime.h"
-#include "core/object_key.h"
+#include "core/heap/naming_runtime.h"
+#include "core/heap/object_key.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,4 +1,4 @@
-#include "core/object_key.h"
+#include "core/heap/object_key.h"
 
 #include <catch2/catch.hpp>
 

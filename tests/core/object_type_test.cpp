@@ -1,4 +1,4 @@
-#include "core/object_type.h"
+#include "core/base/object_type.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,7 +1,7 @@
 // OrderRuns: an order copied by stretches of consecutive sources is the
 // order copied one object at a time, from any position on; a fragmented
 // order is not kept as runs.
-#include "core/order_runs.h"
+#include "core/heap/order_runs.h"
 
 #include <catch2/catch.hpp>
 #include <numeric>

@@ -1,10 +1,10 @@
-#include "core/ownership.h"
+#include "core/diagnosis/ownership.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "core/dominators.h"
+#include "core/graph/dominators.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,4 +1,4 @@
-#include "core/prefaulter.h"
+#include "core/reading/prefaulter.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/column.h"
-#include "core/line_pipeline.h"
-#include "core/loader.h"
+#include "core/base/column.h"
+#include "core/loading/loader.h"
+#include "core/reading/line_pipeline.h"
 #include "tests/core/smaps.h"
 #include "tests/core/test_dump.h"
 
@@ -125,7 +125,7 @@ static std::string mapping_flags(const void* address) {
 }
 
 TEST_CASE("large columns and blocks take huge pages as HEAPLEAK_HUGEPAGES says", "[column]") {
-  // Unforced, core/huge_pages.h decides by the free memory of the moment.
+  // Unforced, core/base/huge_pages.h decides by the free memory of the moment.
   for (const char* setting : {"1", "0"}) {
     INFO("HEAPLEAK_HUGEPAGES=" << setting);
     test::ScopedEnv forced("HEAPLEAK_HUGEPAGES", setting);

@@ -1,7 +1,7 @@
-// How a plain dump's bytes are got (core/read_method.h): mapped or read(2),
+// How a plain dump's bytes are got (core/reading/read_method.h): mapped or read(2),
 // chosen by a probe or forced with HEAPLEAK_READ; either way the pipeline
 // hands out the same bytes and the loader builds the same heap.
-#include "core/read_method.h"
+#include "core/reading/read_method.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/line_pipeline.h"
-#include "core/loader.h"
+#include "core/loading/loader.h"
+#include "core/reading/line_pipeline.h"
 #include "tests/core/same_heap.h"
 #include "tests/core/test_dump.h"
 

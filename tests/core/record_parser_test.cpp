@@ -1,4 +1,4 @@
-#include "core/record_parser.h"
+#include "core/reading/record_parser.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/dump_redaction.h"
-#include "core/loader.h"
-#include "core/siphash.h"
-#include "core/string_redactor.h"
+#include "core/base/siphash.h"
+#include "core/loading/loader.h"
+#include "core/redaction/dump_redaction.h"
+#include "core/redaction/string_redactor.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,11 +1,11 @@
-#include "core/replaced_entries.h"
+#include "core/diagnosis/replaced_entries.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "core/explain_pipeline.h"
-#include "core/growth_verdict.h"
-#include "core/record_rescan.h"
+#include "core/diagnosis/growth_verdict.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/heap/record_rescan.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

@@ -1,4 +1,4 @@
-#include "core/root_paths.h"
+#include "core/graph/root_paths.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,11 +5,11 @@
 // Ruby class (Set is an OBJECT on 3.4, typed DATA on 4.0).
 #include <catch2/catch.hpp>
 
-#include "core/explain_pipeline.h"
-#include "core/leak_diff.h"
-#include "core/naming.h"
-#include "core/object_key.h"
-#include "core/root_paths.h"
+#include "core/diagnosis/leak_diff.h"
+#include "core/explain/explain_pipeline.h"
+#include "core/graph/root_paths.h"
+#include "core/heap/naming.h"
+#include "core/heap/object_key.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;

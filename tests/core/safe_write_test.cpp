@@ -1,7 +1,7 @@
 // core/safe_write: the one path by which heapleak writes a file. Each case
 // plants what an attacker (or an accident) would put at the target's name or
 // makes the folder unfit, and checks nothing is followed, replaced or written.
-#include "core/safe_write.h"
+#include "core/base/safe_write.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 // split in two and one pass).
 #pragma once
 
-#include "core/heap.h"
+#include "core/heap/heap.h"
 
 namespace heapleak::test {
 

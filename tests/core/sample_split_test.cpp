@@ -1,4 +1,4 @@
-#include "core/sample_split.h"
+#include "core/graph/sample_split.h"
 
 #include <catch2/catch.hpp>
 

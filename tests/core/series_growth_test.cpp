@@ -1,6 +1,6 @@
 // explain over N >= 4 dumps: each row's holder read in every dump, the
 // intervals it grew in, and the rows that grew in every interval first.
-#include "core/series_growth.h"
+#include "core/series/series_growth.h"
 
 #include <catch2/catch.hpp>
 

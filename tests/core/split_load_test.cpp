@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 #include "tests/core/same_heap.h"
 #include "tests/core/test_dump.h"
 

@@ -1,7 +1,7 @@
 // StringPool: one id per distinct string, in order of first appearance,
 // whatever the cache in front of its table holds and however often the
 // table grows; the empty string is id 0.
-#include "core/string_pool.h"
+#include "core/base/string_pool.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,4 +1,4 @@
-#include "core/table_writer.h"
+#include "core/reports/table_writer.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/heap.h"
-#include "core/loader.h"
+#include "core/base/error.h"
+#include "core/heap/heap.h"
+#include "core/loading/loader.h"
 
 namespace heapleak::test {
 
@@ -41,7 +41,7 @@ class TempFile {
 
 // Sets an environment variable (`value` nullptr: unsets it) for its
 // scope; the previous value comes back after. For the knobs tests force:
-// HEAPLEAK_READ (core/read_method.h), HEAPLEAK_HUGEPAGES (core/huge_pages.h).
+// HEAPLEAK_READ (core/reading/read_method.h), HEAPLEAK_HUGEPAGES (core/base/huge_pages.h).
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value);

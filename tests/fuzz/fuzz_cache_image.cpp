@@ -1,5 +1,5 @@
-// libFuzzer target: a cache image and its analyses file (core/heap_image_reader.h,
-// core/analyses_image.h) as someone who may write the cache directory could
+// libFuzzer target: a cache image and its analyses file (core/images/heap_image_reader.h,
+// core/images/analyses_image.h) as someone who may write the cache directory could
 // forge them: values changed anywhere, every checksum recomputed
 // (tests/support/image_forge.h). Byte 0 bit 0 picks the file changed (the
 // heap image or the analyses); then records of 9 bytes: a section (byte,
@@ -15,12 +15,12 @@
 #include <memory>
 #include <string>
 
-#include "core/analyses_image.h"
-#include "core/dominators.h"
-#include "core/heap_image_reader.h"
-#include "core/heap_image_writer.h"
-#include "core/loader.h"
-#include "core/root_paths.h"
+#include "core/graph/dominators.h"
+#include "core/graph/root_paths.h"
+#include "core/images/analyses_image.h"
+#include "core/images/heap_image_reader.h"
+#include "core/images/heap_image_writer.h"
+#include "core/loading/loader.h"
 #include "fuzz_check.h"
 #include "memfd_file.h"
 #include "tests/support/image_forge.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/byte_source.h"
+#include "core/reading/byte_source.h"
 #include "fuzz_check.h"
 #include "memfd_file.h"
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/loader.h"
+#include "core/loading/loader.h"
 #include "fuzz_check.h"
 #include "memfd_file.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/record_parser.h"
+#include "core/reading/record_parser.h"
 #include "fuzz_check.h"
 
 namespace {

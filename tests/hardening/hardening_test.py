@@ -1248,7 +1248,7 @@ def object_lines(first_address, count, value_bytes=0):
 
 def memory_dump(ctx, name, objects, fool_the_sampler=False):
     """A plain dump of `objects` short records (~62 bytes a line). With
-    fool_the_sampler, the 4 MiB around each of the places core/memory_fit.cpp
+    fool_the_sampler, the 4 MiB around each of the places core/loading/memory_fit.cpp
     samples line lengths (a quarter, half and three quarters in) hold ~20 KiB
     lines instead, so the estimate sees a few thousand objects, not millions."""
     path = os.path.join(ctx.work, name)

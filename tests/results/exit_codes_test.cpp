@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 using namespace heapleak;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/explain_pipeline.h"
+#include "core/explain/explain_pipeline.h"
 
 namespace heapleak::test {
 

@@ -20,7 +20,7 @@ meets as well; fractions are of the truth's leaked objects):
     identity rule cannot tell from it is "hidden by reuse", see same_by_dump),
     and >= 0.99 in all (3.3+ put same-sized Hashes in their own slot pool, so
     ~10% of a scenario's objects sit where A had an empty Hash; the daemon's
-    full B tells them apart by their holders, core/identity.h);
+    full B tells them apart by their holders, core/diagnosis/identity.h);
   - what stats reports beyond the truth and the benign pool: <= 3% kept by
     the program; <= 10% kept alive by the conservative stack scan (its
     shortest path starts at machine_context: wasm's scan is wide); untraced,
@@ -137,7 +137,7 @@ def records(path, wanted):
 
 
 def same_by_dump(x, x_classes, y, y_classes):
-    """Whether heapleak's untraced identity rule (core/identity.cpp) must take
+    """Whether heapleak's untraced identity rule (core/diagnosis/identity.cpp) must take
     record y (in a later dump, same address) for the object x: same type, own
     name and class name, and value and first reference equal when both have them."""
     if x["type"] != y["type"]:

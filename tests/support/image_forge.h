@@ -1,4 +1,4 @@
-// Test helper: forges cache files (core/image_file.h) as someone who may
+// Test helper: forges cache files (core/images/image_file.h) as someone who may
 // write the cache directory could: a value of a section is changed and every
 // checksum recomputed, so only the reader's value checks stand in the way.
 // Header-only: used by the Catch2 cache tests and the fuzz_cache_image target.
@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/checksum.h"
-#include "core/heap_image_format.h"
+#include "core/base/checksum.h"
+#include "core/images/heap_image_format.h"
 
 namespace heapleak::test {
 

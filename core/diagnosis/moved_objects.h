@@ -1,0 +1,36 @@
+// Objects that moved between B and C while most stayed: a GC.compact (or
+// auto_compact) between the dumps moves part of the heap, too little for the
+// whole-heap check (core/diagnosis/leak_diff.cpp) to see, and the leaked objects it
+// moved vanish from the address diff without a word. Told from the objects
+// alive since A: a program doing the same work keeps almost all of them from
+// B to C, at their addresses; compaction empties whole pages of them (half
+// of their old objects gone, where churn takes a few here and there) while
+// copies of the same content appear at addresses new in C.
+// A vanished object of B is matched back to C where its content (type,
+// class, value, size, references) names one object on each side.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/heap/heap.h"
+
+namespace heapleak {
+
+struct MovedObjects {
+  bool moved = false;                // the signs of a compaction between B and C
+  std::uint64_t old_objects = 0;     // objects of B alive since A at their address
+  std::uint64_t old_vanished = 0;    // of those, not at their address in C
+  std::uint64_t old_reappeared = 0;  // of those, content found at an address new in C
+  std::vector<ObjectIndex> matched;  // B's new objects found again in C by content, ascending
+  std::uint64_t unmatched = 0;       // B's new objects gone from their address, not told apart
+};
+
+// `in_baseline[i]`/`in_later[i]`: B's object i in A / C at its address, or
+// kNoObject (leak_diff.cpp's matches). Only B's new objects not in C at
+// their address are looked for again, and only when the old ones moved.
+MovedObjects find_moved_objects(const Heap& target, const Heap& later,
+                                const std::vector<ObjectIndex>& in_baseline,
+                                const std::vector<ObjectIndex>& in_later);
+
+}  // namespace heapleak

@@ -83,10 +83,10 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   if (plan.target && named[*plan.target] && after_target) after_target(entries[*plan.target]);
 
   DiffHeaps heaps;
-  const std::size_t n = entries.size();
-  heaps.baseline = entries.front();
-  heaps.target = entries[n >= 3 ? n - 2 : 1];
-  if (n >= 3) heaps.later = entries.back();
+  const DiffRoles roles = diff_roles(entries.size());
+  heaps.baseline = entries[roles.baseline];
+  heaps.target = entries[roles.target];
+  if (roles.later) heaps.later = entries[*roles.later];
   if (!params.heaps.empty()) heaps.series = std::move(entries);
   return heaps;
 }

@@ -1,5 +1,6 @@
 #include "daemon/wire_params.h"
 
+#include "core/diagnosis/leak_diff.h"
 #include "daemon/heap_store.h"
 #include "protocol/error.h"
 #include "protocol/params.h"
@@ -49,9 +50,10 @@ StatsParams tag_invoke(boost::json::value_to_tag<StatsParams>, const boost::json
       if (r.has(role))
         throw protocol::ParamsError("give heaps or baseline, target and later, not both",
                                     std::string(".") + role);
-    p.baseline = p.heaps.front();
-    p.target = p.heaps[p.heaps.size() - 2];
-    p.later = p.heaps.back();
+    const DiffRoles roles = diff_roles(p.heaps.size());
+    p.baseline = p.heaps[roles.baseline];
+    p.target = p.heaps[roles.target];
+    p.later = p.heaps[*roles.later];
   } else {
     p.baseline = r.required<std::string>("baseline");
     p.target = r.required<std::string>("target");

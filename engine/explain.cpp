@@ -16,8 +16,7 @@ ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std:
   input.dumps.assign(heaps.begin(), heaps.end());
   input.group_by = query.group_by;
   answer.outcome = explain_leaks(std::move(input));
-  const std::size_t n = heaps.size();
-  const Heap& target = *heaps[n >= 3 ? n - 2 : 1];
+  const Heap& target = *heaps[diff_roles(heaps.size()).target];
   const ExplainOutcome& outcome = answer.outcome;
   answer.doc = results::leak_clusters_json(target, outcome.diff, outcome.rows,
                                            query.limit == 0 ? SIZE_MAX : query.limit,

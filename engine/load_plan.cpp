@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/diagnosis/leak_diff.h"
 #include "core/loading/loader.h"
 #include "core/reading/byte_source.h"
 
@@ -14,7 +15,7 @@ LoadPlan plan_leak_loads(const std::vector<std::string>& paths) {
   // B is the second dump of A B [C], and D(N-1) of a series D1..DN (N >= 4:
   // explain's series, core/series/series_growth.h): the second-to-last.
   LoadPlan plan;
-  const std::size_t target = paths.size() >= 3 ? paths.size() - 2 : 1;
+  const std::size_t target = diff_roles(paths.size()).target;
   for (std::size_t k = 0; k < paths.size(); ++k)
     plan.loads.push_back({paths[k], k == target ? LoadMode::kFull : LoadMode::kIdentityOnly});
   // B is the longest load, and the analyses on it (dominators, root paths:

@@ -4,6 +4,8 @@
 #include <boost/json/array.hpp>
 #include <filesystem>
 
+#include "core/diagnosis/leak_diff.h"
+
 namespace heapleak::results {
 
 boost::json::object dump_files_json(const std::vector<std::string>& paths) {
@@ -19,9 +21,10 @@ boost::json::object dump_files_json(const std::vector<std::string>& paths) {
   };
   boost::json::object files;
   if (paths.size() > 3) {
-    files["baseline"] = name(0);
-    files["target"] = name(paths.size() - 2);
-    files["later"] = name(paths.size() - 1);
+    const DiffRoles roles = diff_roles(paths.size());
+    files["baseline"] = name(roles.baseline);
+    files["target"] = name(roles.target);
+    files["later"] = name(*roles.later);
     boost::json::array dumps;
     for (std::size_t k = 0; k < paths.size(); ++k) dumps.emplace_back(name(k));
     files["dumps"] = std::move(dumps);

@@ -278,6 +278,15 @@ void group_leaked(const Heap& target, const LeakDiffOptions& options, LeakDiff& 
   diff.groups = group_objects(target, diff.leaked, options.group_by, options.samples_per_group);
 }
 
+DiffRoles diff_roles(std::size_t dumps) {
+  DiffRoles roles;
+  if (dumps >= 3) {
+    roles.target = dumps - 2;
+    roles.later = dumps - 1;
+  }
+  return roles;
+}
+
 // stats' diff: the first passes of explain's list (core/explain/explain_pipeline.cpp), in its
 // order.
 LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,16 @@ struct LeakDiff {
   // leaks with no new objects (a String buffer, an Array of Integers).
   std::vector<GrownObject> grown;
 };
+
+// Which of a diff's dumps plays which part: A B [C], or a series D1..DN
+// (N >= 4) read as A = D1, B = D(N-1), C = DN. The one rule every front end,
+// the load plan and the pipeline read.
+struct DiffRoles {
+  std::size_t baseline = 0;
+  std::size_t target = 1;
+  std::optional<std::size_t> later;  // none with two dumps
+};
+DiffRoles diff_roles(std::size_t dumps);
 
 // stats' diff: match_identities, select_leaked, find_grown, group_leaked.
 LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,

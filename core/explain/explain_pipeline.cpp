@@ -10,12 +10,11 @@
 namespace heapleak {
 
 ExplainOutcome explain_leaks(ExplainInput input) {
-  const std::size_t n = input.dumps.size();
-  // A B [C], or D1..DN read as A = D1, B = D(N-1), C = DN.
-  const DiffDumps dumps{*input.dumps.front(), *input.dumps[n >= 3 ? n - 2 : 1],
-                        n >= 3 ? input.dumps.back() : nullptr};
+  const DiffRoles roles = diff_roles(input.dumps.size());
+  const DiffDumps dumps{*input.dumps[roles.baseline], *input.dumps[roles.target],
+                        roles.later ? input.dumps[*roles.later] : nullptr};
   const auto& [baseline, target, later] = dumps;
-  const bool series = n > 3;
+  const bool series = input.dumps.size() > 3;
   ExplainOutcome out;
   PassRunner runner("explain", std::move(input.skipped));
   const auto run = [&runner](const char* name, const std::function<void()>& pass) {

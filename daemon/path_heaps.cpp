@@ -1,6 +1,5 @@
 #include "daemon/path_heaps.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -325,12 +324,6 @@ void note_loads(DaemonContext& ctx, const std::vector<PathLoad>& loads) {
   }
 }
 
-// Lowers the calling thread's priority (nice 10; Linux's nice is per
-// thread): the loads beside the target leave it the core it needs.
-void lower_this_threads_priority() {
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
-}
-
 }  // namespace
 
 std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan& plan,
@@ -395,7 +388,7 @@ std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan
       }
       std::atomic<std::size_t> next{first_other};
       const auto others = [&](bool lower) {
-        if (lower) lower_this_threads_priority();
+        if (lower) engine::lower_this_threads_priority();
         for (std::size_t r; (r = next++) < reads.size();) read(r);
       };
       std::vector<std::thread> threads;

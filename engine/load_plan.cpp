@@ -1,6 +1,7 @@
 #include "engine/load_plan.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +54,10 @@ void analyse_target(const Heap& heap) {
   if (!heap.report().edges_built) return;
   heap.dominators();
   heap.root_paths();
+}
+
+void lower_this_threads_priority() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
 }
 
 std::uint64_t load_peak_estimate(const std::string& path) {

@@ -42,6 +42,12 @@ LoadPlan plan_stats_loads(const std::vector<std::string>& paths);
 // dominator tree and root paths (no-ops on a heap without references).
 void analyse_target(const Heap& heap);
 
+// Lowers the calling thread's priority (nice 10; Linux's nice is per
+// thread, and the threads a load starts inherit it): a plan's loads beside
+// its target run so, leaving the target's thread the core it needs. It
+// cannot be raised back without privilege: call it on a thread of its own.
+void lower_this_threads_priority();
+
 // What loading `path` may peak at: estimate_peak_bytes of its JSON, a
 // gzipped dump taken as 8 times its size (the usual ratio of dumps). 0 for
 // what is not a readable regular file (the load then says why). Never

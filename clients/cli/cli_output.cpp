@@ -1,6 +1,5 @@
 #include "clients/cli/cli_output.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,13 +137,6 @@ struct LoadSchedule {
   std::optional<std::size_t> critical;
 };
 
-// Lowers the calling thread's priority (nice 10; Linux's nice is per
-// thread, and the threads a load starts inherit it). It cannot be raised
-// back without privilege: only load_at_once's own threads call it.
-void lower_this_threads_priority() {
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
-}
-
 // Loads the dumps at once, at most `at_once` at a time and as many as fit in
 // the memory left (core/base/memory_headroom.h), each on its own thread (this one
 // among them). On 2 cores explain's three loads of syn1700 took 5.2-6.5 s
@@ -172,7 +164,7 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
   auto work = [&] {
     for (std::size_t n; (n = next++) < order.size();) {
       const std::size_t k = order[n];
-      if (schedule.critical && k != *schedule.critical) lower_this_threads_priority();
+      if (schedule.critical && k != *schedule.critical) engine::lower_this_threads_priority();
       try {
         outcomes[k] = load_through_cache(paths[k], options[k]);
       } catch (...) {

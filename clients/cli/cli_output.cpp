@@ -125,19 +125,8 @@ LoadOutcome load_through_cache(const std::string& path, const LoadOptions& optio
   return {std::move(loaded.heap), std::move(loaded.warning)};
 }
 
-// How load_at_once runs a command's loads: at most `at_once` at a time, in
-// `order` (indices into the paths; empty: the paths' order), and what to do
-// with a heap on its loading thread as soon as it is loaded. When one load
-// is `critical` (the command's answer waits on it and on work after it), the
-// others run at a lower priority: they fill the core it leaves.
-struct LoadSchedule {
-  std::size_t at_once = SIZE_MAX;
-  std::vector<std::size_t> order;
-  std::function<void(std::size_t, const Heap&)> after_load;  // with the path's index
-  std::optional<std::size_t> critical;
-};
-
-// Loads the dumps at once, at most `at_once` at a time and as many as fit in
+// Loads a plan's dumps at once, in its order, at most plan.at_once at a time
+// and as many as fit in
 // the memory left (core/base/memory_headroom.h), each on its own thread (this one
 // among them). On 2 cores explain's three loads of syn1700 took 5.2-6.5 s
 // instead of 10-12 s one after the other: a single load leaves the second
@@ -146,13 +135,10 @@ struct LoadSchedule {
 // exception thrown by a load is rethrown here.
 std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
                                       const std::vector<LoadOptions>& options,
-                                      const LoadSchedule& schedule) {
+                                      const engine::LoadPlan& plan) {
   cli_cache();  // configured before the threads share it
-  std::vector<std::size_t> order = schedule.order;
-  if (order.empty()) {
-    for (std::size_t k = 0; k < paths.size(); ++k) order.push_back(k);
-  }
-  std::size_t at_once = schedule.at_once;
+  const std::vector<std::size_t>& order = plan.order;
+  std::size_t at_once = plan.at_once;
   if (at_once > 1 && paths.size() > 1) {
     std::vector<std::uint64_t> estimates;
     for (const auto& path : paths) estimates.push_back(engine::load_peak_estimate(path));
@@ -164,25 +150,25 @@ std::vector<LoadOutcome> load_at_once(const std::vector<std::string>& paths,
   auto work = [&] {
     for (std::size_t n; (n = next++) < order.size();) {
       const std::size_t k = order[n];
-      if (schedule.critical && k != *schedule.critical) engine::lower_this_threads_priority();
+      if (plan.target && k != *plan.target) engine::lower_this_threads_priority();
       try {
         outcomes[k] = load_through_cache(paths[k], options[k]);
       } catch (...) {
         failures[k] = std::current_exception();
         continue;
       }
-      if (schedule.after_load && outcomes[k].heap) {
+      if (plan.target == k && outcomes[k].heap) {
         try {
-          schedule.after_load(k, **outcomes[k].heap);
+          engine::analyse_target(**outcomes[k].heap);
         } catch (...) {
           // Left for the command: it computes the same again and reports the error.
         }
       }
     }
   };
-  // With a critical load, every load runs on a thread of its own, since
-  // some lower their priority for good.
-  const std::size_t own = schedule.critical ? 0 : 1;
+  // With a target, every load runs on a thread of its own, since some
+  // lower their priority for good.
+  const std::size_t own = plan.target ? 0 : 1;
   std::vector<std::thread> threads;
   for (std::size_t k = own; k < std::min(at_once, paths.size()); ++k) threads.emplace_back(work);
   if (own) work();
@@ -208,31 +194,6 @@ std::optional<Error> refusal_to_load(const std::vector<std::string>& paths,
   const FitVerdict verdict = judge_fit(loads, memory_cap ? *memory_cap : memory_headroom_bytes());
   if (verdict.fits) return std::nullopt;
   return Error{ErrorReason::kOverBudget, fit_refusal_message(verdict)};
-}
-
-// load_all_or_report's work, with a schedule.
-std::vector<std::shared_ptr<const Heap>> load_scheduled(
-    const std::vector<std::string>& paths, const std::vector<LoadOptions>& options, int& exit_code,
-    const LoadSchedule& schedule, std::vector<std::string>* errors = nullptr) {
-  std::vector<std::shared_ptr<const Heap>> heaps;
-  // The critical load is the one whose analyses the command waits for.
-  if (auto refusal = refusal_to_load(paths, options, schedule.critical)) {
-    if (errors) errors->push_back(refusal->message);
-    exit_code = report_error(*refusal);
-    return heaps;
-  }
-  for (auto& outcome : load_at_once(paths, options, schedule)) {
-    if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
-    if (!outcome.heap) {
-      if (errors) errors->push_back(outcome.heap.error().message);
-      if (exit_code == kExitOk) exit_code = report_error(outcome.heap.error());
-      continue;
-    }
-    warn_about_load(**outcome.heap);
-    heaps.push_back(*outcome.heap);
-  }
-  if (exit_code != kExitOk) heaps.clear();
-  return heaps;
 }
 
 }  // namespace
@@ -294,14 +255,6 @@ GroupBy group_by_option(const Args& args) {
   return *group_by;
 }
 
-std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
-                                                            const std::vector<LoadOptions>& options,
-                                                            int& exit_code, std::size_t at_once) {
-  LoadSchedule schedule;
-  schedule.at_once = at_once;
-  return load_scheduled(paths, options, exit_code, schedule);
-}
-
 std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& plan, int& exit_code,
                                                       std::vector<std::string>* errors) {
   std::vector<std::string> paths;
@@ -310,16 +263,25 @@ std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& pl
     paths.push_back(plan.loads[k].path);
     options[k].mode = plan.loads[k].mode;
   }
-  LoadSchedule schedule;
-  schedule.at_once = plan.at_once;
-  schedule.order = plan.order;
-  schedule.critical = plan.target;
-  if (plan.target) {
-    schedule.after_load = [target = *plan.target](std::size_t k, const Heap& heap) {
-      if (k == target) engine::analyse_target(heap);
-    };
+  std::vector<std::shared_ptr<const Heap>> heaps;
+  // The target is the load whose analyses the command waits for.
+  if (auto refusal = refusal_to_load(paths, options, plan.target)) {
+    if (errors) errors->push_back(refusal->message);
+    exit_code = report_error(*refusal);
+    return heaps;
   }
-  return load_scheduled(paths, options, exit_code, schedule, errors);
+  for (auto& outcome : load_at_once(paths, options, plan)) {
+    if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
+    if (!outcome.heap) {
+      if (errors) errors->push_back(outcome.heap.error().message);
+      if (exit_code == kExitOk) exit_code = report_error(outcome.heap.error());
+      continue;
+    }
+    warn_about_load(**outcome.heap);
+    heaps.push_back(*outcome.heap);
+  }
+  if (exit_code != kExitOk) heaps.clear();
+  return heaps;
 }
 
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,

@@ -59,19 +59,12 @@ void write_pending_images();
 // cannot fit is refused before its first load (core/loading/memory_fit.h).
 void configure_memory_cap(std::optional<std::uint64_t> max_bytes);
 
-// Loads several dumps, the k-th with options[k], at most `at_once` at a time
-// on as many threads (each load's transient arrays, ~12 bytes per object,
-// are held at once: a caller whose peak is the loads caps it); on the first
-// failure prints the error, sets `exit_code` and returns an empty list.
-// Warnings and errors are printed in the order of the paths.
-std::vector<std::shared_ptr<const Heap>> load_all_or_report(const std::vector<std::string>& paths,
-                                                            const std::vector<LoadOptions>& options,
-                                                            int& exit_code,
-                                                            std::size_t at_once = SIZE_MAX);
-
 // Runs a load plan (engine/load_plan.h) on this process's threads, at most
-// plan.at_once at a time and as many as fit in the memory left; B's
-// analyses follow its load on its thread. As load_all_or_report otherwise.
+// plan.at_once at a time (each load's transient arrays, ~12 bytes per
+// object, are held at once) and as many as fit in the memory left; the
+// target's analyses follow its load on its thread. On the first failure
+// prints the error, sets `exit_code` and returns an empty list; warnings and
+// errors are printed in the order of the paths.
 std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& plan, int& exit_code,
                                                       std::vector<std::string>* errors = nullptr);
 

@@ -13,7 +13,11 @@ ExplainOutcome explain_leaks(ExplainInput input) {
   const DiffRoles roles = diff_roles(input.dumps.size());
   const DiffDumps dumps{*input.dumps[roles.baseline], *input.dumps[roles.target],
                         roles.later ? input.dumps[*roles.later] : nullptr};
-  const auto& [baseline, target, later] = dumps;
+  // Plain references, not a structured binding: the lambdas below capture
+  // them, which clang 14 (the fuzz build's) does not allow of bindings.
+  const Heap& baseline = dumps.baseline;
+  const Heap& target = dumps.target;
+  const Heap* const later = dumps.later;
   const bool series = input.dumps.size() > 3;
   ExplainOutcome out;
   PassRunner runner("explain", std::move(input.skipped));

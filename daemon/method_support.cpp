@@ -5,7 +5,6 @@
 
 #include "daemon/path_heaps.h"
 #include "engine/load_plan.h"
-#include "results/dump_files.h"
 
 namespace heapleak::daemon {
 
@@ -100,10 +99,6 @@ std::vector<std::string> diff_paths(const DiffHeaps& heaps) {
     if (heaps.later) paths.push_back(heaps.later->path);
   }
   return paths;
-}
-
-boost::json::object diff_files(const DiffHeaps& heaps) {
-  return results::dump_files_json(diff_paths(heaps));
 }
 
 LeakDiffOptions require_diff_options(const StatsParams& params) {

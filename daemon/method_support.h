@@ -54,7 +54,6 @@ struct DiffHeaps {
   HeapEntry target;
   std::optional<HeapEntry> later;
   std::vector<HeapEntry> series;
-  const Heap* later_heap() const { return later ? later->heap.get() : nullptr; }
 };
 // Dumps named by path load as engine/load_plan.h's plan_leak_loads says:
 // B with references, first, then `after_target` on it (its analyses) while
@@ -67,12 +66,8 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
 // -32803 invalidArgument when it has no file to read.
 HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& heap,
                                        const protocol::RequestContext& request);
-// The diff's files for people: {baseline, target, later} by the rule of
-// results/dump_files.h (file names; whole paths when two share a name), so a
-// header says "new in B.json since A.json" in every client; a series of four
-// or more adds `dumps`, each in order.
-boost::json::object diff_files(const DiffHeaps& heaps);
-// Their files in that order: D1..DN of a series, else A B [C].
+// The diff's files, for its answer's `files` (engine/ names them by the rule
+// of results/dump_files.h): D1..DN of a series, else A B [C].
 std::vector<std::string> diff_paths(const DiffHeaps& heaps);
 // params.addresses: every entry must be hex (-32602 naming its index), and
 // there must be at least one.

@@ -248,7 +248,8 @@ int run_check(const std::vector<std::string>& argv) {
   std::vector<const Heap*> loaded;
   for (const auto& heap : heaps) loaded.push_back(heap.get());
   engine::CheckEvidence evidence;
-  if (problems.empty()) evidence = engine::check_evidence(loaded);
+  if (problems.empty())
+    evidence = engine::check_evidence(loaded, reread_with_references(args.positional));
   problems.insert(problems.end(), evidence.problems.begin(), evidence.problems.end());
   if (!problems.empty()) {
     const std::string report = gate_error_report(format, problems, kHeapleakVersion);

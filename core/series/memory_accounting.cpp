@@ -104,10 +104,13 @@ Advice advice(MemoryVerdict verdict, const std::string& allocator) {
   return {"not enough figures", ""};
 }
 
-std::string percent_of(std::int64_t part, std::int64_t whole) {
+// "86% of", or "more than all of" where malloc's bytes handed out exceed
+// what became resident.
+std::string share_of(std::int64_t part, std::int64_t whole) {
+  if (part > whole) return "more than all of";
   return std::to_string(
              std::lround(100.0 * static_cast<double>(part) / static_cast<double>(whole))) +
-         "%";
+         "% of";
 }
 
 }  // namespace
@@ -196,6 +199,10 @@ MemoryAccounting account_memory(const std::vector<MemoryDump>& dumps) {
        {a.file_backed, a.free_heap_slots, a.malloc_outside_objects, a.malloc_free_held})
     explained += part.value_or(0);
   a.unexplained = *a.rss_growth - explained;
+  if (*a.unexplained <= -kMemoryNoGrowth)
+    a.notes.push_back(
+        "the parts add up to more than RSS grew: malloc counts the bytes it hands out, not the "
+        "pages touched (a large chunk mapped and never written is not resident)");
 
   if (*a.rss_growth < kMemoryNoGrowth) {
     a.verdict = MemoryVerdict::noGrowth;
@@ -222,8 +229,8 @@ MemoryAccounting account_memory(const std::vector<MemoryDump>& dumps) {
     return a;
   }
   const Advice said = advice(a.verdict, a.allocator);
-  a.verdict_line = std::string(said.line) + " (" + percent_of(*top->second, *a.rss_growth) +
-                   " of the RSS growth from " + a.from + " to " + a.to + ")";
+  a.verdict_line = std::string(said.line) + " (" + share_of(*top->second, *a.rss_growth) +
+                   " the RSS growth from " + a.from + " to " + a.to + ")";
   a.what_to_try = said.what_to_try;
   return a;
 }

@@ -22,6 +22,7 @@ class ProcessMemoryTest < Minitest::Test
     assert_equal GC::INTERNAL_CONSTANTS[:RVALUE_SIZE], heap["slot_size"] if RUBY_VERSION < "3.2"
     assert_operator heap["heap_live_slots"], :>, 1000
     assert_equal heap["heap_allocated_pages"] * heap["page_size"], heap["page_bytes"]
+    assert_equal "mmap", heap["pages_from"], "4 KiB system pages: Ruby maps its heap pages"
     malloc = memory["malloc"]
     assert_equal "glibc", malloc["allocator"]
     assert_equal malloc["arena"], malloc["in_use"] - malloc["mmapped"] + malloc["free_held"], "arena = uordblks + fordblks"

@@ -2,6 +2,7 @@
 
 require "objspace"
 require "time"
+require "etc"
 require_relative "allocator_stats"
 
 # Where this process's memory is at one moment, for the manifest's `memory`
@@ -78,8 +79,10 @@ module Heapleak
 
       # GC.stat's slots and pages, and what they are in bytes: slot_size,
       # page_size, free_slot_bytes (free slots in pages the heap holds).
-      # pages_from: where Ruby takes its heap pages; "malloc" (3.1,
-      # posix_memalign) means they are inside malloc's in_use figure.
+      # pages_from: where Ruby takes its heap pages. From 3.1 on, mmap
+      # wherever the system's page is no larger than a heap page (the
+      # compactor's read barrier mprotects them); else posix_memalign, and
+      # "malloc" tells heapleak they are inside malloc's in_use figure.
       def ruby_heap
         stat = GC.stat
         heap = GC_KEYS.to_h { |key| [key.to_s, stat[key]] }.compact
@@ -88,7 +91,7 @@ module Heapleak
         page_size = constants[:HEAP_PAGE_SIZE]
         heap["slot_size"] = slot_size
         heap["page_size"] = page_size
-        heap["pages_from"] = RUBY_VERSION < "3.2" ? "malloc" : "mmap"
+        heap["pages_from"] = page_size && Etc.sysconf(Etc::SC_PAGESIZE) <= page_size ? "mmap" : "malloc"
         heap["page_bytes"] = stat[:heap_allocated_pages] * page_size if page_size && stat[:heap_allocated_pages]
         free = free_slot_bytes(stat, slot_size)
         heap["free_slot_bytes"] = free if free

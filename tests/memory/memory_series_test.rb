@@ -9,13 +9,16 @@
 #                        but held bytes are the growth; under MALLOC_ARENA_MAX=2
 #                        the same program grows visibly less
 #   zlib_streams         malloc in use grows far beyond the objects' bytes
-# usage: ruby tests/memory/memory_series_test.rb PROGRAM
+# With the probe, core's accounting of the series (memory_accounting) must
+# give the program's verdict.
+# usage: ruby tests/memory/memory_series_test.rb PROGRAM [PROBE]
 require "json"
 require "rbconfig"
 require "tmpdir"
 require "fileutils"
 
 PROGRAM = ARGV.fetch(0)
+PROBE = ARGV[1] # build/.../memory_accounting_probe: core's accounting checked too
 MiB = 1024.0 * 1024
 
 def fail!(message)
@@ -29,7 +32,8 @@ def check(condition, message)
 end
 
 # The program's series in a fresh folder, MALLOC_ARENA_MAX as given (nil:
-# glibc's default); the manifests of A and C.
+# glibc's default): the manifests of A and C, and core's accounting of the
+# series (PROBE's JSON; nil without a probe).
 def capture(env = {})
   dir = Dir.mktmpdir("heapleak-memory")
   File.chmod(0o700, dir)
@@ -37,9 +41,16 @@ def capture(env = {})
   env = { "MALLOC_ARENA_MAX" => nil, "HEAPLEAK_CAPTURE_DIR" => nil }.merge(env)
   ok = system(env, RbConfig.ruby, File.join(__dir__, "series_program.rb"), PROGRAM, out)
   fail!("series_program.rb failed") unless ok
-  %w[A C].map { |name| JSON.parse(File.read(File.join(out, "#{name}.manifest.json"))) }
+  manifests = %w[A C].map { |name| JSON.parse(File.read(File.join(out, "#{name}.manifest.json"))) }
+  [manifests, PROBE && account(out)]
 ensure
   FileUtils.rm_rf(dir) if dir
+end
+
+def account(out)
+  text = IO.popen([PROBE, *%w[A B C].map { |name| File.join(out, "#{name}.json.gz") }], &:read)
+  fail!("memory_accounting_probe failed") unless $?.success?
+  JSON.parse(text)
 end
 
 # Growth from A to C of the figures the checks read, in bytes (slots: count).
@@ -63,8 +74,24 @@ def show(label, g)
               mb[g[:free_slots]], mb[g[:in_use]], mb[g[:free_held]], g[:allocator], g[:seconds] * 1000)
 end
 
-g = growth(capture)
+# Core's verdict on the series, and its parts, printed.
+def verdict(accounting, expected)
+  return unless accounting
+
+  mb = ->(bytes) { bytes.nil? ? "-" : format("%+.1f MiB", bytes / MiB) }
+  puts "accounting: #{accounting['line']}; RSS #{mb[accounting['rss_growth']]}: Ruby objects " \
+       "#{mb[accounting['ruby_objects']]}, free heap slots #{mb[accounting['free_heap_slots']]}, malloc in use " \
+       "outside objects #{mb[accounting['malloc_outside_objects']]}, malloc free but held " \
+       "#{mb[accounting['malloc_free_held']]}, file-backed #{mb[accounting['file_backed']]}, unexplained " \
+       "#{mb[accounting['unexplained']]}#{accounting['notes'].map { |n| "; #{n}" }.join}"
+  check(accounting["verdict"] == expected, "core's accounting says #{expected} (#{accounting['verdict']})")
+end
+
+manifests, accounting = capture
+g = growth(manifests)
 show(PROGRAM, g)
+verdict(accounting, { "ruby_heap_leak" => "rubyHeap", "arena_fragmentation" => "fragmentation",
+                      "zlib_streams" => "nativeMemory" }.fetch(PROGRAM, "?"))
 case PROGRAM
 when "ruby_heap_leak"
   check(g[:rss] > 50 * MiB, "RSS grows by over 50 MiB (#{(g[:rss] / MiB).round(1)})")
@@ -79,8 +106,10 @@ when "arena_fragmentation"
   check(g[:in_use] < 0.05 * g[:rss], "nor malloc's bytes in use (#{(g[:in_use] / MiB).round(1)} MiB)")
   check(g[:free_held] > 0.7 * g[:rss], "malloc's free-but-held bytes are the growth " \
                                        "(#{(100.0 * g[:free_held] / g[:rss]).round}%)")
-  capped = growth(capture("MALLOC_ARENA_MAX" => "2"))
+  capped_manifests, capped_accounting = capture("MALLOC_ARENA_MAX" => "2")
+  capped = growth(capped_manifests)
   show("#{PROGRAM} under MALLOC_ARENA_MAX=2", capped)
+  verdict(capped_accounting, "fragmentation")
   # Measured 0.37-0.57 of the default's growth on 2 cores (16 arenas for
   # 16 threads); more cores give the default more arenas, not fewer.
   check(capped[:rss] < 0.8 * g[:rss] && g[:rss] - capped[:rss] > 50 * MiB,

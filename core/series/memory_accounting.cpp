@@ -173,7 +173,12 @@ MemoryAccounting account_memory(const std::vector<MemoryDump>& dumps) {
   a.rss_growth = growth(m0.rss, m1.rss);
   a.file_backed = growth(m0.file, m1.file);
   a.free_heap_slots = growth(free_slot_bytes(m0), free_slot_bytes(m1));
-  if (!a.free_heap_slots) a.notes.push_back("the free heap slots' bytes were not recorded");
+  if (!a.free_heap_slots)
+    a.notes.push_back("the free heap slots' bytes were not recorded");
+  else if (!m0.free_slot_bytes || !m1.free_slot_bytes)
+    a.notes.push_back(
+        "free heap slots counted at the base slot size (Ruby 3.2's size pools give no free count "
+        "each): larger slots make it more");
 
   if (m0.allocator.empty() || m1.allocator.empty()) {
     a.notes.push_back(

@@ -44,6 +44,18 @@ class ProcessMemoryTest < Minitest::Test
     assert_operator during["in_use"] - after["in_use"], :>, 60 << 20
   end
 
+  # Size pools (3.2+): a pool's free slots as GC.stat_heap gives them (4.0),
+  # else its slots less its live objects (3.3, 3.4), else unknown (3.2).
+  def test_free_slots_of_a_size_pool
+    free = ->(pool) { Capture::ProcessMemory.pool_free_slots(pool) }
+    assert_equal 1572, free[{ slot_size: 40, heap_free_slots: 1572, heap_eden_slots: 8190 }]
+    assert_equal 13_104 + 409 - (37_779 - 25_869),
+                 free[{ slot_size: 40, heap_eden_slots: 13_104, heap_tomb_slots: 409,
+                        total_allocated_objects: 37_779, total_freed_objects: 25_869 }]
+    assert_equal 100, free[{ slot_size: 80, heap_eden_slots: 100, total_allocated_objects: 5, total_freed_objects: 5 }]
+    assert_nil free[{ slot_size: 40, heap_eden_slots: 29_482, heap_tomb_slots: 0 }]
+  end
+
   def test_kilobytes_of_a_fake_proc_become_bytes_and_status_is_the_fallback
     dir = private_dir
     File.write(File.join(dir, "smaps_rollup"), "Rss:  2048 kB\nPss:  1024 kB\nAnonymous:  1536 kB\nSwap:  0 kB\n")

@@ -99,16 +99,25 @@ module Heapleak
       end
 
       # One slot size (3.1): free slots x that size. Size pools (3.2+): each
-      # pool's free slots x its slot size, where GC.stat_heap counts them per
-      # pool; else not known in bytes (left out).
+      # pool's free slots x its slot size, counted where GC.stat_heap gives
+      # them (4.0: heap_free_slots; 3.3, 3.4: its slots less its objects
+      # allocated and not freed); else not known in bytes (3.2: left out).
       def free_slot_bytes(stat, slot_size)
         pools = GC.respond_to?(:stat_heap) ? GC.stat_heap : nil
         if pools.is_a?(Hash) && pools.size > 1
-          return nil unless pools.values.all? { |pool| pool[:heap_free_slots] && pool[:slot_size] }
-
-          return pools.values.sum { |pool| pool[:heap_free_slots] * pool[:slot_size] }
+          free = pools.values.map { |pool| pool_free_slots(pool)&.*(pool[:slot_size]) }
+          return free.include?(nil) ? nil : free.sum
         end
         slot_size && stat[:heap_free_slots] && stat[:heap_free_slots] * slot_size
+      end
+
+      def pool_free_slots(pool)
+        return nil unless pool[:slot_size]
+        return pool[:heap_free_slots] if pool[:heap_free_slots]
+        return nil unless pool[:heap_eden_slots] && pool[:total_allocated_objects] && pool[:total_freed_objects]
+
+        slots = pool[:heap_eden_slots] + pool.fetch(:heap_tomb_slots, 0)
+        [slots - (pool[:total_allocated_objects] - pool[:total_freed_objects]), 0].max
       end
     end
   end

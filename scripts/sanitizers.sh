@@ -16,7 +16,9 @@
 # its sanitizer reports to a file under $REPORTS/<kind>/ (log_path), so a
 # report fails the run even where the test itself never looks at stderr, and
 # a leak found when a daemon exits at the end of a test is not lost.
-#   usage: scripts/sanitizers.sh [asan|tsan|all]   (default all)
+#   usage: scripts/sanitizers.sh [asan|tsan|all|asan-build]   (default all;
+#          asan-build only configures and builds what the asan run tests:
+#          scripts/test.sh builds it beside the dev tests)
 #   env:   ASAN_DIR (default build/asan; tsan builds in build/tsan, its preset),
 #          REPORTS (default build/sanitizer-reports), CTEST_ARGS (extra ctest
 #          arguments, e.g. "-R hardening_"), JOBS (default 2)
@@ -44,15 +46,25 @@ no_reports() {
   echo "ok   $1: no sanitizer reports"
 }
 
+# What the asan run tests, configured and built (a no-op when built already).
+build_asan() {
+  cmake --preset asan -B "$asan_dir" >/dev/null || return 2
+  nice cmake --build "$asan_dir" -j "$jobs" \
+    --target core_tests protocol_tests results_units daemon_units client_units heapleakd heapleak heapleak-client heapleak-synth || return 2
+}
+
+if [ "$what" = asan-build ]; then
+  build_asan
+  exit $?
+fi
+
 if [ "$what" = asan ] || [ "$what" = all ]; then
   echo "== ASan + UBSan + LSan ($asan_dir)"
   rm -rf "$reports/asan" && mkdir -p "$reports/asan"
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:log_path=$reports/asan/asan"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/asan/ubsan"
   export LSAN_OPTIONS="log_path=$reports/asan/lsan"
-  cmake --preset asan -B "$asan_dir" >/dev/null || exit 2
-  nice cmake --build "$asan_dir" -j "$jobs" \
-    --target core_tests protocol_tests results_units daemon_units client_units heapleakd heapleak heapleak-client heapleak-synth || exit 2
+  build_asan || exit 2
   # Units and end-to-end program runs have no timing bounds: two at a time.
   # The daemon, client and hardening tests time replies: one at a time.
   # Left to the dev pass: two more Ruby scenarios (the loader and analyses

@@ -1,6 +1,7 @@
 #include "engine/report.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/base/address.h"
 #include "core/diagnosis/leak_diff.h"
@@ -49,8 +50,11 @@ ReportAnswer report(std::span<const Heap* const> heaps, const std::vector<std::s
   std::vector<results::ReportDump> dumps;
   for (std::size_t k = 0; k < heaps.size() && k < paths.size(); ++k) {
     const DumpFacts facts = dump_facts(paths[k]);
-    dumps.push_back({paths[k], facts.dumped_at, facts.time_from_manifest, heaps[k]->size(),
-                     heaps[k]->report().traced});
+    // Absolute, as the daemon names them: the CLI's page and the daemon's agree.
+    std::error_code error;
+    const std::string path = std::filesystem::absolute(paths[k], error).lexically_normal().string();
+    dumps.push_back({error ? paths[k] : path, facts.dumped_at, facts.time_from_manifest,
+                     heaps[k]->size(), heaps[k]->report().traced});
   }
   const json::object data =
       results::report_data(answer.explain.doc, dumps, std::move(graphs), query.version);

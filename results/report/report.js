@@ -170,6 +170,8 @@
         text.textContent = shown.length > room ? shown.slice(0, Math.max(1, room - 1)) + '…' : shown;
         group.append(text);
       }
+      // A click on a row's block goes to its card.
+      group.addEventListener('click', () => document.getElementById(`leak-${d.row + 1}`)?.scrollIntoView());
       picture.append(group);
     }
     section.append(picture);

@@ -4,7 +4,8 @@
 // Three pages: the rbheap fixture's 3-dump leak (a real program's dumps),
 // leakgen's class_cache (a real Ruby run) with its classes renamed to a
 // hostile `<img src=x onerror=...>` + U+202E and `</script><script>...`, and
-// `heapleak check --report` on it. Each must draw its rows, graphs and
+// `heapleak check --report` on it, and a series of four dumps with 100 leaks
+// (many_leaks.rb, `--limit 0`). Each must draw its rows, graphs and
 // treemap, embed exactly `heapleak explain --json`'s document, fetch nothing
 // but the file, run no script but its own (no dialog, no CSP violation, no
 // error), and show the hostile names as text. Screenshots go to OUTDIR.
@@ -54,16 +55,23 @@ const hostileDumps = ['A', 'B', 'C'].map((n) => {
   return path;
 });
 
+// 100 leaks over a series of four dumps: the large page.
+const many = join(work, 'many');
+mkdirSync(many);
+execFileSync(ruby, [join(repo, 'tests/report/many_leaks.rb'), many], { stdio: 'ignore' });
+const series = ['D1', 'D2', 'D3', 'D4'].map((n) => join(many, `${n}.json`));
+
 // ---- the pages -------------------------------------------------------------
 const pages = [];
-function report(name, dumps) {
+function report(name, dumps, options = []) {
   const file = join(out, `${name}.html`);
   rmSync(file, { force: true });
-  run(['report', ...dumps, '-o', file]);
-  pages.push({ name, file, dumps, explain: JSON.parse(run(['explain', ...dumps, '--json'])) });
+  run(['report', ...dumps, ...options, '-o', file]);
+  pages.push({ name, file, dumps, explain: JSON.parse(run(['explain', ...dumps, ...options, '--json'])) });
 }
 report('report-fixture', fixture);
 report('report-hostile', hostileDumps);
+report('report-series-100', series, ['--limit', '0']);
 {
   const file = join(out, 'report-check.html');
   rmSync(file, { force: true });
@@ -82,7 +90,7 @@ try {
   for (const page of pages) {
     try {
       await check(page);
-      console.log(`ok ${page.name}: ${(readFileSync(page.file).length / 1024).toFixed(1)} KiB`);
+      console.log(`ok ${page.name}: ${(readFileSync(page.file).length / 1024).toFixed(1)} KiB, ${page.explain.leaks.length} leak rows, drawn in ${page.drawnIn} ms`);
     } catch (error) {
       failures++;
       console.error(`FAIL ${page.name}: ${error.stack || error}`);
@@ -94,7 +102,8 @@ try {
 console.log(`${pages.length - failures} of ${pages.length} pages ok in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in ${out}`);
 process.exit(failures ? 1 : 0);
 
-async function check({ name, file, explain }) {
+async function check(page) {
+  const { name, file, explain } = page;
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1, javaScriptEnabled: true });
   const tab = await context.newPage();
   const requests = [];
@@ -109,8 +118,10 @@ async function check({ name, file, explain }) {
     await dialog.dismiss();
   });
   const url = pathToFileURL(file).href;
+  const opened = Date.now();
   await tab.goto(url, { waitUntil: 'load' });
   await tab.waitForSelector('body[data-drawn]', { timeout: 30000 });
+  page.drawnIn = Date.now() - opened;
   if ((await tab.getAttribute('body', 'data-drawn')) !== 'true')
     assert.fail(`not drawn: ${await tab.evaluate(() => document.getElementById('draw-error')?.textContent)}`);
 
@@ -155,13 +166,21 @@ async function check({ name, file, explain }) {
   });
   assert.equal(dom.headline, data.cards.head);
   assert.equal(dom.treemapRows, leaks.length, 'a treemap block per leak row');
-  assert.ok(dom.treemapCells.length >= leaks.length && dom.treemapCells.every((area) => area > 0), 'treemap cells drawn');
+  if (name === 'report-series-100') {
+    // The series: 100 rows, each charted over the four dumps.
+    assert.equal(leaks.length, 100, 'the 100 leaks of many_leaks.rb');
+    dom.cards.forEach((card, k) => assert.equal(card.growthDots, 4, `card ${k + 1} charts four dumps`));
+    assert.ok(dom.cards[0].words.includes('grew in 3 of 3 intervals'), dom.cards[0].words);
+  }
+  // A row too small for its cells under its title strip keeps the strip.
+  assert.ok(dom.treemapCells.length >= Math.min(leaks.length, 90) && dom.treemapCells.every((area) => area > 0),
+    `treemap cells drawn: ${dom.treemapCells.length} for ${leaks.length} rows`);
   assert.equal(dom.noiseOpen, explain.noise.length ? false : null, 'the noise rows are folded');
   assert.equal(dom.noiseRows, explain.noise.length);
   assert.equal(dom.images, 0, 'no <img> element');
   assert.equal(dom.scripts, 2, 'the data and the drawing script, nothing else');
 
-  if (name !== 'report-fixture') {
+  if (name === 'report-hostile' || name === 'report-check') {
     // Shown as text, the override escaped as the terminal shows it.
     const shown = '<img src=x onerror=alert(1)>\\u{202E}Cache';
     assert.ok(dom.cards[0].head.includes(shown), `the hostile holder's class reads as text: ${dom.cards[0].head}`);
@@ -176,7 +195,14 @@ async function check({ name, file, explain }) {
   await tab.click('details.noise summary');
   assert.equal(await tab.evaluate(() => document.querySelector('details.noise').open), true);
   await tab.click('details.noise summary');
-  await tab.screenshot({ path: join(out, `${name}.png`), fullPage: true });
+  // The whole page, but for the 100-row one (55,000 px tall): its top, and
+  // its last card scrolled to.
+  await tab.evaluate(() => window.scrollTo(0, 0));
+  await tab.screenshot({ path: join(out, `${name}.png`), fullPage: leaks.length <= 10 });
+  if (leaks.length > 10) {
+    await tab.evaluate(() => document.querySelector('article.card.leak:last-of-type').scrollIntoView());
+    await tab.screenshot({ path: join(out, `${name}-end.png`) });
+  }
   const outside = requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:'));
   assert.deepEqual(outside, [], 'no request left the page');
   assert.deepEqual(requests, [url], 'the page made no request but its own load');

@@ -139,7 +139,7 @@
       return section;
     }
     const width = 960;
-    const height = Math.min(520, 160 + 60 * leaks.length);
+    const height = Math.min(520, 110 + 60 * leaks.length);
     const root = d3.hierarchy(treemapData(leaks))
       .sum((d) => (d.children ? 0 : d.value))
       .sort((a, b) => (b.value || 0) - (a.value || 0));
@@ -286,9 +286,10 @@
       });
       height = Math.max(height, y);
     });
-    // Drawn at up to 920 px wide, shrunk down to 60% to get there; wider
-    // graphs scroll.
-    const scale = Math.max(0.6, Math.min(1, 920 / width));
+    // Drawn as wide as the card, shrunk down to 60% to fit it; wider graphs
+    // scroll.
+    const cardWidth = Math.max(300, (main.clientWidth || 960) - 64);
+    const scale = Math.max(0.6, Math.min(1, cardWidth / width));
     const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, width: Math.round(width * scale), height: Math.round(height * scale), class: 'graph', role: 'img' });
     picture.append(svg('title', {}, 'Retainer graph: what holds the samples, and its path from a GC root'));
     const defs = svg('defs');

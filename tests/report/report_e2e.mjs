@@ -192,9 +192,11 @@ async function check(page) {
   }
 
   // Opening, folding out and scrolling fetched nothing and ran nothing else.
-  await tab.click('details.noise summary');
-  assert.equal(await tab.evaluate(() => document.querySelector('details.noise').open), true);
-  await tab.click('details.noise summary');
+  if (explain.noise.length) {
+    await tab.click('details.noise summary');
+    assert.equal(await tab.evaluate(() => document.querySelector('details.noise').open), true);
+    await tab.click('details.noise summary');
+  }
   // The whole page, but for the 100-row one (55,000 px tall): its top, and
   // its last card scrolled to.
   await tab.evaluate(() => window.scrollTo(0, 0));

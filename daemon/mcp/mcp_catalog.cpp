@@ -134,7 +134,7 @@ constexpr const char* kTools = R"json([
  "description":"The rows of find_leaks as one self-contained HTML page written to a file, for a person: the dumps, a card per leak (holder, reach, path, growth chart, classes and sites, retained bytes), each leak's retainer graph, a treemap of retained bytes, the rows that are probably not leaks folded away. It opens from disk in any browser and loads nothing from the network. Answers the file's path and a file:// link to hand to the user.",
  "inputSchema":{"type":"object","required":["baseline","target","output"],"additionalProperties":false,"properties":{
    "baseline":"@HEAP_A","target":"@HEAP_B","later":"@HEAP_C",
-   "output":{"type":"string","description":"the file to write (an .html path; relative to heapleakd's working directory); replaced when it exists"},
+   "output":{"type":"string","pattern":"[.]html?$","description":"the file to write, ending in .html or .htm (relative to heapleakd's working directory); replaced when it exists"},
    "limit":{"type":"integer","minimum":0,"default":10,"description":"leak rows and noise rows on the page (0: all)"},
    "groupBy":{"type":"string","enum":["class","site","generation"],"default":"class","description":"how each row's objects are grouped"}}},
  "outputSchema":{"type":"object","required":["path","uri","bytes","leakCount","noiseCount"],"properties":{

@@ -361,6 +361,10 @@ void write_report(const Env& env, const json::object& args, const McpToolCall& c
   const std::string path =
       std::filesystem::absolute(std::string(output->as_string()), ec).lexically_normal().string();
   if (ec) throw ArgumentError("arguments.output: " + ec.message());
+  // A model picks the path: only a page's name, so a slip cannot replace a
+  // file of another kind (a config, a script) with HTML.
+  if (!path.ends_with(".html") && !path.ends_with(".htm"))
+    throw ArgumentError("arguments.output: expected a file name ending in .html or .htm");
   run_method(env, methods::kReport, without(args, {"output"}), call,
              [done = std::move(done), path](Outcome outcome) {
                if (!outcome.ok) return done(mcp_tool_error(error_text(outcome.error)));

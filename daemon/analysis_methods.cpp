@@ -33,7 +33,9 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params,
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
   std::vector<const Heap*> dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
   if (heaps.later) dumps.push_back(heaps.later->heap.get());
-  json::object out = engine::stats(dumps, diff_paths(heaps), options, params.limit.value_or(0)).doc;
+  json::object out = engine::stats(dumps, diff_paths(heaps), options, params.limit.value_or(0),
+                                   reread_diff_heap(ctx, heaps, request))
+                         .doc;
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;

@@ -90,6 +90,18 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   return heaps;
 }
 
+engine::ReadWithReferences reread_diff_heap(DaemonContext& ctx, const DiffHeaps& heaps,
+                                            const protocol::RequestContext& request) {
+  return [&ctx, &heaps, &request](std::size_t k) -> std::shared_ptr<const Heap> {
+    if (heaps.series.size() > 3) return with_references(ctx, heaps.series.at(k), request).heap;
+    const HeapEntry* entry = k == 0        ? &heaps.baseline
+                             : k == 1      ? &heaps.target
+                             : heaps.later ? &*heaps.later
+                                           : nullptr;
+    return entry ? with_references(ctx, *entry, request).heap : nullptr;
+  };
+}
+
 std::vector<std::string> diff_paths(const DiffHeaps& heaps) {
   // A series names every dump (its baseline, target and later among them).
   std::vector<std::string> paths;

@@ -17,6 +17,7 @@
 #include "daemon/heap_store.h"
 #include "daemon/rpc_errors.h"
 #include "daemon/wire_params.h"
+#include "engine/later_references.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
 
@@ -66,6 +67,11 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
 // -32803 invalidArgument when it has no file to read.
 HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& heap,
                                        const protocol::RequestContext& request);
+// stats' and explain's dump k read again with its references, when a
+// compaction between B and C asks for C's (engine/later_references.h):
+// loaded as loadHeap would, and kept by the store like any other heap.
+engine::ReadWithReferences reread_diff_heap(DaemonContext& ctx, const DiffHeaps& heaps,
+                                            const protocol::RequestContext& request);
 // The diff's files, for its answer's `files` (engine/ names them by the rule
 // of results/dump_files.h): D1..DN of a series, else A B [C].
 std::vector<std::string> diff_paths(const DiffHeaps& heaps);

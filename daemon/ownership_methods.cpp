@@ -74,7 +74,8 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
   query.group_by = options.group_by;
   query.limit = params.limit.value_or(engine::kExplainRows);
   query.samples = params.samples;
-  json::object out = engine::explain(dumps, diff_paths(heaps), query).doc;
+  json::object out =
+      engine::explain(dumps, diff_paths(heaps), query, reread_diff_heap(ctx, heaps, request)).doc;
   out["baseline"] = heaps.baseline.id;
   out["target"] = heaps.target.id;
   if (heaps.later) out["later"] = heaps.later->id;

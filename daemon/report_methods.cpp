@@ -47,7 +47,8 @@ json::value run_report(DaemonContext& ctx, const StatsParams& params,
   query.explain.limit = params.limit.value_or(engine::kExplainRows);
   query.explain.samples = params.samples;
   query.version = kVersion;
-  const engine::ReportAnswer answer = engine::report(dumps, diff_paths(heaps), query);
+  const engine::ReportAnswer answer =
+      engine::report(dumps, diff_paths(heaps), query, reread_diff_heap(ctx, heaps, request));
   const json::object& doc = answer.explain.doc;
   json::object out{{"html", answer.html},
                    {"bytes", answer.html.size()},

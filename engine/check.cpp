@@ -7,7 +7,7 @@
 
 namespace heapleak::engine {
 
-CheckEvidence check_evidence(std::span<const Heap* const> heaps) {
+CheckEvidence check_evidence(std::span<const Heap* const> heaps, const ReadWithReferences& reread) {
   CheckEvidence evidence;
   for (const Heap* heap : heaps) {
     if (!looks_truncated(heap->report())) continue;
@@ -22,11 +22,9 @@ CheckEvidence check_evidence(std::span<const Heap* const> heaps) {
   if (!evidence.problems.empty()) return evidence;
   // The diff and the series check first: rows of dumps that are not one
   // series would be made of noise.
-  ExplainInput input;
-  input.dumps.assign(heaps.begin(), heaps.end());
-  input.group_by = GroupBy::kClass;
-  input.rows = false;
-  ExplainOutcome judged = explain_leaks(std::move(input));
+  std::vector<const Heap*> dumps(heaps.begin(), heaps.end());
+  std::shared_ptr<const Heap> kept;
+  ExplainOutcome judged = judge_dumps(dumps, GroupBy::kClass, reread, kept);
   for (const SeriesFinding& finding : judged.series.findings) {
     // A compaction the diff inferred is said in its warnings and read
     // around; one the manifests record breaks the series.
@@ -35,7 +33,7 @@ CheckEvidence check_evidence(std::span<const Heap* const> heaps) {
   }
   if (!evidence.problems.empty()) return evidence;
   ExplainInput rows;
-  rows.dumps.assign(heaps.begin(), heaps.end());
+  rows.dumps = dumps;
   rows.group_by = GroupBy::kClass;
   rows.diff = std::move(judged.diff);
   rows.skipped = {"series check", "untraced warning"};  // done above, with their warnings

@@ -13,6 +13,7 @@
 
 #include "core/explain/explain_pipeline.h"
 #include "core/heap/heap.h"
+#include "engine/explain.h"
 #include "results/gate_error.h"
 
 namespace heapleak::engine {
@@ -22,7 +23,9 @@ struct CheckEvidence {
   std::optional<ExplainOutcome> rows;          // when there is no problem
 };
 
-// `heaps`: A B [C], loaded.
-CheckEvidence check_evidence(std::span<const Heap* const> heaps);
+// `heaps`: A B [C], loaded; `reread`: C again with its references, when a
+// compaction asks for them (engine/explain.h's judge_dumps).
+CheckEvidence check_evidence(std::span<const Heap* const> heaps,
+                             const ReadWithReferences& reread = {});
 
 }  // namespace heapleak::engine

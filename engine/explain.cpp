@@ -9,14 +9,43 @@
 
 namespace heapleak::engine {
 
+ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
+                           const ReadWithReferences& reread, std::shared_ptr<const Heap>& kept) {
+  const auto judge = [&] {
+    ExplainInput input;
+    input.dumps = dumps;
+    input.group_by = group_by;
+    input.rows = false;
+    return explain_leaks(std::move(input));
+  };
+  ExplainOutcome judged = judge();
+  const auto later = diff_roles(dumps.size()).later;
+  if (!later) return judged;
+  LaterReread again = reread_for_moved_objects(judged.diff, dumps[*later], *later, reread);
+  if (again.heap) {
+    kept = std::move(again.heap);
+    dumps[*later] = kept.get();
+    judged = judge();
+  }
+  if (!again.warning.empty()) judged.diff.warnings.push_back(std::move(again.warning));
+  return judged;
+}
+
 ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
-                      const ExplainQuery& query) {
+                      const ExplainQuery& query, const ReadWithReferences& reread) {
   ExplainAnswer answer;
+  std::vector<const Heap*> dumps(heaps.begin(), heaps.end());
+  std::shared_ptr<const Heap> kept;
+  // The diff and the series check, then the rows of that diff.
+  ExplainOutcome judged = judge_dumps(dumps, query.group_by, reread, kept);
   ExplainInput input;
-  input.dumps.assign(heaps.begin(), heaps.end());
+  input.dumps = dumps;
   input.group_by = query.group_by;
+  input.diff = std::move(judged.diff);
+  input.skipped = {"series check", "untraced warning"};  // done above, with their warnings
   answer.outcome = explain_leaks(std::move(input));
-  const Heap& target = *heaps[diff_roles(heaps.size()).target];
+  answer.outcome.series = std::move(judged.series);
+  const Heap& target = *dumps[diff_roles(dumps.size()).target];
   const ExplainOutcome& outcome = answer.outcome;
   answer.doc = results::leak_clusters_json(target, outcome.diff, outcome.rows,
                                            query.limit == 0 ? SIZE_MAX : query.limit,

@@ -7,6 +7,7 @@
 
 #include <boost/json/object.hpp>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/explain/explain_pipeline.h"
 #include "core/heap/heap.h"
 #include "core/heap/object_key.h"
+#include "engine/later_references.h"
 
 namespace heapleak::engine {
 
@@ -28,14 +30,23 @@ struct ExplainQuery {
   std::size_t samples = kExplainSamples;
 };
 
+// The diff's passes and the series check (explain_leaks without its rows).
+// When a compaction asks for C's references (engine/later_references.h), C
+// is read again with them (`reread`) and the diff made again; `dumps[later]`
+// is then the reread heap, which `kept` holds. One function for explain and
+// check.
+ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
+                           const ReadWithReferences& reread, std::shared_ptr<const Heap>& kept);
+
 struct ExplainAnswer {
   ExplainOutcome outcome;   // the diff, the series check, the rows
   boost::json::object doc;  // results/'s explain document: rows, groupBy, files, series
 };
 
 // `heaps`: A B [C], or a series D1..DN (N >= 4); `paths`: their files as the
-// user named them (the answer's `files`). B needs references.
+// user named them (the answer's `files`). B needs references. `reread`:
+// see judge_dumps.
 ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
-                      const ExplainQuery& query);
+                      const ExplainQuery& query, const ReadWithReferences& reread = {});
 
 }  // namespace heapleak::engine

@@ -39,9 +39,9 @@ json::value row_graph(const Heap& target, const json::value& row, const ReportQu
 }  // namespace
 
 ReportAnswer report(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
-                    const ReportQuery& query) {
+                    const ReportQuery& query, const ReadWithReferences& reread) {
   ReportAnswer answer;
-  answer.explain = explain(heaps, paths, query.explain);
+  answer.explain = explain(heaps, paths, query.explain, reread);
   const Heap& target = *heaps[diff_roles(heaps.size()).target];
   json::array graphs;
   if (const json::array* leaks = answer.explain.doc.at("leaks").if_array()) {

@@ -30,8 +30,9 @@ struct ReportAnswer {
   std::string html;
 };
 
-// `heaps`, `paths`: as engine::explain's (A B [C] or D1..DN, B with references).
+// `heaps`, `paths`, `reread`: as engine::explain's (A B [C] or D1..DN, B
+// with references; C read again with its references when a compaction asks).
 ReportAnswer report(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
-                    const ReportQuery& query);
+                    const ReportQuery& query, const ReadWithReferences& reread = {});
 
 }  // namespace heapleak::engine

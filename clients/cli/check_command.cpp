@@ -258,7 +258,8 @@ int run_check(const std::vector<std::string>& argv) {
   std::vector<const Heap*> loaded;
   for (const auto& heap : heaps) loaded.push_back(heap.get());
   engine::CheckEvidence evidence;
-  if (problems.empty()) evidence = engine::check_evidence(loaded);
+  if (problems.empty())
+    evidence = engine::check_evidence(loaded, reread_with_references(args.positional));
   problems.insert(problems.end(), evidence.problems.begin(), evidence.problems.end());
   if (!problems.empty()) {
     const std::string report = gate_error_report(format, problems, kHeapleakVersion);
@@ -316,7 +317,9 @@ int run_check(const std::vector<std::string>& argv) {
     // (the heaps keep their analyses, so only the row passes run twice).
     engine::ReportQuery query;
     query.version = kHeapleakVersion;
-    if (!write_text_file(*page, engine::report(loaded, args.positional, query).html))
+    if (!write_text_file(*page, engine::report(loaded, args.positional, query,
+                                               reread_with_references(args.positional))
+                                    .html))
       return kExitGateError;
   }
   // Whatever the format, the verdict's first line goes to stderr when the

@@ -290,6 +290,18 @@ std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::
   return load_planned(engine::plan_leak_loads(paths), exit_code, errors);
 }
 
+engine::ReadWithReferences reread_with_references(const std::vector<std::string>& paths) {
+  return [paths](std::size_t k) -> std::shared_ptr<const Heap> {
+    engine::LoadPlan plan;
+    plan.loads = {{paths.at(k), LoadMode::kFull}};
+    plan.order = {0};
+    plan.at_once = 1;
+    int exit_code = kExitOk;
+    auto heaps = load_planned(plan, exit_code);
+    return heaps.empty() ? nullptr : heaps.front();
+  };
+}
+
 void warn_about_load(const Heap& heap) {
   const LoadReport& report = heap.report();
   if (report.broken_lines > 0) {

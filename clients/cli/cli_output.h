@@ -16,6 +16,7 @@
 #include "core/heap/object_key.h"
 #include "core/images/heap_cache.h"
 #include "core/loading/loader.h"
+#include "engine/explain.h"
 #include "engine/load_plan.h"
 #include "results/product/exit_codes.h"
 #include "results/product/version.h"
@@ -74,6 +75,12 @@ std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& pl
 std::vector<std::shared_ptr<const Heap>> load_leak_dumps(
     const std::vector<std::string>& paths, int& exit_code,
     std::vector<std::string>* errors = nullptr);
+
+// explain's and check's dump k of `paths` read again in full when the engine
+// asks (a compaction between B and C: engine/explain.h's ReadWithReferences),
+// through the same loader and cache; a failed read is printed and answered
+// with null (the engine says what it cost).
+engine::ReadWithReferences reread_with_references(const std::vector<std::string>& paths);
 
 // Loads a heap; on failure prints the error and sets `exit_code`. It is
 // the command's only load: a large plain dump is read in two halves at once

@@ -75,7 +75,8 @@ int run_explain(const std::vector<std::string>& argv) {
   if (heaps.empty()) return exit_code;
   std::vector<const Heap*> loaded;
   for (const auto& heap : heaps) loaded.push_back(heap.get());
-  const engine::ExplainAnswer answer = engine::explain(loaded, args.positional, query);
+  const engine::ExplainAnswer answer =
+      engine::explain(loaded, args.positional, query, reread_with_references(args.positional));
   const auto& json = answer.doc;
   const auto& diff = answer.outcome.diff;
   if (as_jsonl) {

@@ -52,7 +52,8 @@ int run_report(const std::vector<std::string>& argv) {
   if (heaps.empty()) return exit_code;
   std::vector<const Heap*> loaded;
   for (const auto& heap : heaps) loaded.push_back(heap.get());
-  const engine::ReportAnswer answer = engine::report(loaded, args.positional, query);
+  const engine::ReportAnswer answer =
+      engine::report(loaded, args.positional, query, reread_with_references(args.positional));
   for (const auto& warning : answer.explain.outcome.diff.warnings)
     std::cerr << "heapleak: warning: " << warning << "\n";
   if (!write_output(args, answer.html)) return kExitCannotWrite;

@@ -106,7 +106,8 @@ int run_stats(const std::vector<std::string>& argv) {
 
   std::vector<const Heap*> dumps;
   for (const auto& heap : heaps) dumps.push_back(heap.get());
-  engine::StatsAnswer answer = engine::stats(dumps, args.positional, options, limit);
+  engine::StatsAnswer answer = engine::stats(dumps, args.positional, options, limit,
+                                             reread_with_references(args.positional));
   const LeakDiff& diff = answer.diff;
   if (format == "seed") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";

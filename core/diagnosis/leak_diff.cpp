@@ -134,15 +134,21 @@ std::vector<ObjectIndex> diff_by_fingerprint(const Heap& baseline, const Heap& t
 
 // What a partial compaction between B and C cost the diff, for every surface.
 std::string moved_warning(const MovedObjects& moved) {
-  return "objects moved between B and C (GC.compact or auto_compact): " +
-         percent(static_cast<double>(moved.old_vanished) / static_cast<double>(moved.old_objects)) +
-         " of the objects alive since A are not at their address in C, most found again "
-         "elsewhere; " +
-         std::to_string(moved.matched.size()) +
-         " new objects of B were matched back by their content, " +
-         std::to_string(moved.unmatched) +
-         " gone from their address could not be told apart and are not counted (the leak may "
-         "be larger than shown). heapleak-capture turns auto_compact off for its series";
+  std::string out =
+      "objects moved between B and C (GC.compact or auto_compact): " +
+      percent(static_cast<double>(moved.old_vanished) / static_cast<double>(moved.old_objects)) +
+      " of the objects alive since A are not at their address in C, most found again "
+      "elsewhere; " +
+      std::to_string(moved.matched.size()) + " new objects of B were matched back";
+  out += moved.later_references ? " by their content or their holder (" +
+                                      std::to_string(moved.by_holder) + " by their holder)"
+                                : " by their content";
+  if (moved.unmatched > 0) {
+    out += ", " + std::to_string(moved.unmatched) +
+           " gone from their address could not be told apart and are not counted (the leak "
+           "may be larger than shown)";
+  }
+  return out + ". heapleak-capture turns auto_compact off for its series";
 }
 
 }  // namespace
@@ -253,6 +259,8 @@ void select_leaked(const Heap& baseline, const Heap& target, const Heap* later,
         find_moved_objects(target, *later, match.in_baseline, match.in_later);
     if (moved.moved) {
       diff.moved_later = true;
+      diff.moved_unmatched = moved.unmatched;
+      diff.moved_with_references = moved.later_references;
       moved_back = moved.matched;
       diff.warnings.push_back(moved_warning(moved));
     }

@@ -47,6 +47,11 @@ struct LeakDiff {
   // Part of the heap moved between B and C (core/diagnosis/moved_objects.h): an object
   // of B missing from its address in C may be alive elsewhere.
   bool moved_later = false;
+  // Of B's new objects gone from their address, how many could not be told
+  // apart, and whether C's references were there to tell them by their
+  // holders: without, the engine reads C again with them (engine/explain.h).
+  std::uint64_t moved_unmatched = 0;
+  bool moved_with_references = false;
   std::vector<std::string> warnings;
   // Old objects that grew in place A < B < C (three-way, uncompacted diffs):
   // leaks with no new objects (a String buffer, an Array of Integers).

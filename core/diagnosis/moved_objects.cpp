@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace heapleak {
 namespace {
@@ -12,33 +15,58 @@ constexpr std::uint64_t kMinOldObjects = 1000;
 
 bool is_live(ObjectType type) { return type != ObjectType::kNone && type != ObjectType::kMoved; }
 
+std::uint64_t mix(std::uint64_t h, std::uint64_t value) {
+  h = (h ^ value) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
 // What an object is wherever it sits: compaction moves it and keeps all of
 // this (its references are updated, their number is not). Not its
 // allocation site: Ruby 3.1's GC.compact drops a moved object's (C had 1,011
 // records with a file where B had 3,692).
 std::uint64_t content(const Heap& heap, ObjectIndex i) {
   std::uint64_t h = static_cast<std::uint64_t>(heap.type(i)) * 0x9E3779B97F4A7C15ull;
-  const auto mix = [&h](std::uint64_t value) {
-    h = (h ^ value) * 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-  };
-  mix(std::hash<std::string_view>{}(heap.class_name(i)));
-  mix(std::hash<std::string_view>{}(heap.own_name(i)));
-  mix(heap.value_hash(i));
-  mix(heap.first_ref(i) == 0);  // has references or not (the fingerprint itself moves)
-  mix(heap.memsize(i));
+  h = mix(h, std::hash<std::string_view>{}(heap.class_name(i)));
+  h = mix(h, std::hash<std::string_view>{}(heap.own_name(i)));
+  h = mix(h, heap.value_hash(i));
+  h = mix(h, heap.first_ref(i) == 0);  // has references or not (the fingerprint itself moves)
+  h = mix(h, heap.memsize(i));
   const auto length = heap.length(i);
   const auto count = length ? length : heap.record_reference_count(i);
-  mix(count ? *count + 1 : 0);
-  return h;
+  return mix(h, count ? *count + 1 : 0);
 }
 
-}  // namespace
+// Its content and the contents of what it holds: two Report Structs alike
+// in themselves differ by their Strings. A sum, so in any order: a heap
+// keeps references in address order, which the compaction changed.
+std::uint64_t held_content(const Heap& heap, ObjectIndex i) {
+  std::uint64_t held = 0;
+  for (ObjectIndex r : heap.references(i)) held += mix(content(heap, r), 0x51ed27);
+  return mix(content(heap, i), held);
+}
 
-MovedObjects find_moved_objects(const Heap& target, const Heap& later,
-                                const std::vector<ObjectIndex>& in_baseline,
-                                const std::vector<ObjectIndex>& in_later) {
-  MovedObjects out;
+// What may be the same object grown or shrunk: a container (an Array, a
+// Hash, an object's or a Struct's fields) of one type and class. Not a
+// String (its text is its content), nor a File or other DATA: the File
+// `ObjectSpace.dump_all` wrote B to is not the one it wrote C to.
+std::optional<std::uint64_t> kind(const Heap& heap, ObjectIndex i) {
+  switch (heap.type(i)) {
+    case ObjectType::kArray:
+    case ObjectType::kHash:
+    case ObjectType::kObject:
+    case ObjectType::kStruct:
+      return mix(static_cast<std::uint64_t>(heap.type(i)),
+                 std::hash<std::string_view>{}(heap.class_name(i)));
+    default:
+      return std::nullopt;
+  }
+}
+
+// Counts the old objects gone from their address and reads the pages they
+// left: whether a compaction moved part of the heap (`out.moved` is then
+// decided by what reappeared, in find_moved_objects).
+bool pages_emptied(const Heap& target, const std::vector<ObjectIndex>& in_baseline,
+                   const std::vector<ObjectIndex>& in_later, MovedObjects& out) {
   for (ObjectIndex i = 0; i < target.size(); ++i) {
     if (!is_live(target.type(i)) || in_baseline[i] == kNoObject) continue;
     ++out.old_objects;
@@ -49,7 +77,7 @@ MovedObjects find_moved_objects(const Heap& target, const Heap& later,
   // of into the holes of others): 7% of a Rack app's objects alive since A,
   // and every leaked one. Below 2% there is nothing to look for (one pass,
   // no more, on every diff).
-  if (out.old_objects < kMinOldObjects || 50 * out.old_vanished < out.old_objects) return out;
+  if (out.old_objects < kMinOldObjects || 50 * out.old_vanished < out.old_objects) return false;
   // Pages of 64 KiB (of 8 or more old objects) that lost half of them or
   // more: 8 of a compacted app's 33, none of an evicting cache's 52 (it lost
   // 2.3% of its old objects, scattered) nor of any other app of tests/apps.
@@ -73,37 +101,197 @@ MovedObjects find_moved_objects(const Heap& target, const Heap& later,
     gone += in_later[i] == kNoObject;
   }
   close_page();
-  if (emptied < 2 || 20 * emptied < settled) return out;
+  return emptied >= 2 && 20 * emptied >= settled;
+}
 
-  // C's objects at addresses B has no live object at (or another one), by content.
-  std::vector<char> taken(later.size(), 0);
-  for (ObjectIndex i = 0; i < target.size(); ++i)
-    if (in_later[i] != kNoObject) taken[in_later[i]] = 1;
-  std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> appeared;
-  for (ObjectIndex j = 0; j < later.size(); ++j)
-    if (!taken[j] && is_live(later.type(j))) appeared[content(later, j)].push_back(j);
-  std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> vanished_new;
-  for (ObjectIndex i = 0; i < target.size(); ++i) {
-    if (!is_live(target.type(i)) || in_later[i] != kNoObject) continue;
-    const std::uint64_t key = content(target, i);
-    if (in_baseline[i] != kNoObject) {
-      out.old_reappeared += appeared.contains(key);
-    } else {
-      vanished_new[key].push_back(i);
+// B's vanished objects paired with C's appeared ones: first where a content
+// names one object on each side, then (C's references at hand) holder by
+// holder, from the objects whose counterpart is known down to what they hold.
+class MoveMatcher {
+ public:
+  MoveMatcher(const Heap& target, const Heap& later, const std::vector<ObjectIndex>& in_later)
+      : b_(target),
+        c_(later),
+        in_later_(in_later),
+        to_c_(target.size(), kNoObject),
+        taken_(later.size(), 0) {
+    for (ObjectIndex i = 0; i < b_.size(); ++i)
+      if (in_later_[i] != kNoObject) taken_[in_later_[i]] = 1;
+  }
+
+  // `news_only`: only B's new objects are looked for (without C's
+  // references, old ones are of no use); `key`: content or held content.
+  void match_unique(bool news_only, const std::vector<ObjectIndex>& in_baseline,
+                    std::uint64_t (*key)(const Heap&, ObjectIndex)) {
+    std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> appeared, vanished;
+    for (ObjectIndex j = 0; j < c_.size(); ++j)
+      if (!taken_[j] && is_live(c_.type(j))) appeared[key(c_, j)].push_back(j);
+    for (ObjectIndex i = 0; i < b_.size(); ++i)
+      if (vanished_here(i) && to_c_[i] == kNoObject && !(news_only && in_baseline[i] != kNoObject))
+        vanished[key(b_, i)].push_back(i);
+    // Certain only when the content names one object on each side.
+    for (const auto& [k, objects] : vanished) {
+      const auto it = appeared.find(k);
+      if (objects.size() == 1 && it != appeared.end() && it->second.size() == 1)
+        pair(objects.front(), it->second.front(), false);
     }
   }
-  // Moved, not died: most vanished old objects are found again elsewhere.
+
+  // Holder by holder: an object of B and its counterpart in C hold the same
+  // objects, so what vanished from one and appeared in the other pairs up,
+  // by held content, then content, then (one container of a kind on each
+  // side) by kind: a holder that grew or evicted between B and C is still itself (a
+  // container replaced by a copy, `@list = @list.reject { ... }`, reads as
+  // the old one alive: the entries it kept are, which is what counts).
+  // Copies alike under one holder are paired in any order: which copy is
+  // which cannot be told, that each is alive can.
+  void match_through_holders() {
+    std::vector<char> queued(b_.size(), 0);
+    for (ObjectIndex i = 0; i < b_.size(); ++i) {
+      if (!vanished_here(i) || to_c_[i] != kNoObject) continue;
+      for (ObjectIndex holder : b_.referrers(i))
+        if (!queued[holder] && counterpart(holder) != kNoObject) {
+          queued[holder] = 1;
+          work_.push_back(holder);
+        }
+    }
+    while (!work_.empty()) {
+      const ObjectIndex holder = work_.back();
+      work_.pop_back();
+      pair_held(holder, counterpart(holder));
+    }
+  }
+
+  ObjectIndex to_c(ObjectIndex i) const { return to_c_[i]; }
+  bool by_holder(ObjectIndex i) const { return through_holder_.contains(i); }
+  bool vanished_here(ObjectIndex i) const {
+    return is_live(b_.type(i)) && in_later_[i] == kNoObject;
+  }
+
+ private:
+  ObjectIndex counterpart(ObjectIndex i) const {
+    return in_later_[i] != kNoObject ? in_later_[i] : to_c_[i];
+  }
+
+  void pair(ObjectIndex i, ObjectIndex j, bool through_holder) {
+    to_c_[i] = j;
+    taken_[j] = 1;
+    if (through_holder) through_holder_.insert(i);
+    // What it holds is looked for under it next (a pair found by content
+    // alone is queued by match_through_holders' first sweep, if it holds any).
+    if (through_holder && !b_.references(i).empty()) work_.push_back(i);
+  }
+
+  void pair_held(ObjectIndex holder, ObjectIndex there) {
+    std::vector<ObjectIndex> gone, came;
+    for (ObjectIndex r : b_.references(holder))
+      if (vanished_here(r) && to_c_[r] == kNoObject) gone.push_back(r);
+    if (gone.empty()) return;
+    for (ObjectIndex s : c_.references(there))
+      if (!taken_[s] && is_live(c_.type(s))) came.push_back(s);
+    if (came.empty()) return;
+    pair_by(gone, came, held_content);
+    pair_by(gone, came, content);
+    pair_by_kind(gone, came);
+  }
+
+  // Pairs what has equal keys (as many as both sides have), and keeps the rest.
+  void pair_by(std::vector<ObjectIndex>& gone, std::vector<ObjectIndex>& came,
+               std::uint64_t (*key)(const Heap&, ObjectIndex)) {
+    if (gone.empty() || came.empty()) return;
+    std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> by_key;
+    for (ObjectIndex s : came) by_key[key(c_, s)].push_back(s);
+    std::vector<ObjectIndex> left;
+    for (ObjectIndex r : gone) {
+      auto it = by_key.find(key(b_, r));
+      if (it == by_key.end() || it->second.empty()) {
+        left.push_back(r);
+        continue;
+      }
+      pair(r, it->second.back(), true);
+      it->second.pop_back();
+    }
+    gone = std::move(left);
+    std::erase_if(came, [this](ObjectIndex s) { return taken_[s] != 0; });
+  }
+
+  void pair_by_kind(const std::vector<ObjectIndex>& gone, const std::vector<ObjectIndex>& came) {
+    if (gone.empty() || came.empty()) return;
+    std::unordered_map<std::uint64_t, std::pair<int, ObjectIndex>> one_gone, one_came;
+    for (ObjectIndex r : gone) {
+      if (const auto k = kind(b_, r)) {
+        auto& [n, object] = one_gone[*k];
+        ++n;
+        object = r;
+      }
+    }
+    for (ObjectIndex s : came) {
+      if (const auto k = kind(c_, s)) {
+        auto& [n, object] = one_came[*k];
+        ++n;
+        object = s;
+      }
+    }
+    for (const auto& [k, side] : one_gone) {
+      const auto it = one_came.find(k);
+      if (side.first != 1 || it == one_came.end() || it->second.first != 1) continue;
+      pair(side.second, it->second.second, true);
+    }
+  }
+
+  const Heap& b_;
+  const Heap& c_;
+  const std::vector<ObjectIndex>& in_later_;
+  std::vector<ObjectIndex> to_c_;  // B's vanished objects' counterparts in C
+  std::vector<char> taken_;        // C's objects accounted for
+  std::vector<ObjectIndex> work_;  // B's objects whose held objects are to pair
+  std::unordered_set<ObjectIndex> through_holder_;
+};
+
+}  // namespace
+
+MovedObjects find_moved_objects(const Heap& target, const Heap& later,
+                                const std::vector<ObjectIndex>& in_baseline,
+                                const std::vector<ObjectIndex>& in_later) {
+  MovedObjects out;
+  if (!pages_emptied(target, in_baseline, in_later, out)) return out;
+
+  // Moved, not died: most vanished old objects are found again elsewhere,
+  // by their content alone (the same verdict with or without C's references).
+  {
+    std::vector<char> taken(later.size(), 0);
+    for (ObjectIndex i = 0; i < target.size(); ++i)
+      if (in_later[i] != kNoObject) taken[in_later[i]] = 1;
+    std::unordered_map<std::uint64_t, char> appeared;
+    for (ObjectIndex j = 0; j < later.size(); ++j)
+      if (!taken[j] && is_live(later.type(j))) appeared[content(later, j)] = 1;
+    for (ObjectIndex i = 0; i < target.size(); ++i)
+      if (is_live(target.type(i)) && in_later[i] == kNoObject && in_baseline[i] != kNoObject)
+        out.old_reappeared += appeared.contains(content(target, i));
+  }
   if (2 * out.old_reappeared < out.old_vanished) return out;
   out.moved = true;
-  for (const auto& [key, objects] : vanished_new) {
-    const auto it = appeared.find(key);
-    // Certain only when the content names one object on each side.
-    if (objects.size() == 1 && it != appeared.end() && it->second.size() == 1)
-      out.matched.push_back(objects.front());
-    else
-      out.unmatched += objects.size();
+
+  MoveMatcher matcher(target, later, in_later);
+  out.later_references = later.has_edges() && target.has_edges();
+  if (out.later_references) {
+    // Held content names more objects one of a kind; content then finds
+    // holders whose own holdings changed (a class whose Hash grew).
+    matcher.match_unique(false, in_baseline, held_content);
+    matcher.match_unique(false, in_baseline, content);
+    matcher.match_through_holders();
+  } else {
+    matcher.match_unique(true, in_baseline, content);
   }
-  std::sort(out.matched.begin(), out.matched.end());
+  for (ObjectIndex i = 0; i < target.size(); ++i) {
+    if (!matcher.vanished_here(i) || in_baseline[i] != kNoObject) continue;
+    if (matcher.to_c(i) == kNoObject) {
+      ++out.unmatched;
+      continue;
+    }
+    out.matched.push_back(i);
+    out.by_holder += matcher.by_holder(i);
+  }
   return out;
 }
 

@@ -7,7 +7,9 @@
 // of their old objects gone, where churn takes a few here and there) while
 // copies of the same content appear at addresses new in C.
 // A vanished object of B is matched back to C where its content (type,
-// class, value, size, references) names one object on each side.
+// class, value, size, references) names one object on each side; when C was
+// read with its references too, also through its holder: an object of B and
+// its counterpart in C hold the same vanished and appeared objects.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +24,17 @@ struct MovedObjects {
   std::uint64_t old_objects = 0;     // objects of B alive since A at their address
   std::uint64_t old_vanished = 0;    // of those, not at their address in C
   std::uint64_t old_reappeared = 0;  // of those, content found at an address new in C
-  std::vector<ObjectIndex> matched;  // B's new objects found again in C by content, ascending
+  std::vector<ObjectIndex> matched;  // B's new objects found again in C, ascending
+  std::uint64_t by_holder = 0;       // of those, matched through their holder (C's references)
   std::uint64_t unmatched = 0;       // B's new objects gone from their address, not told apart
+  bool later_references = false;     // C's references were there to match with
 };
 
 // `in_baseline[i]`/`in_later[i]`: B's object i in A / C at its address, or
 // kNoObject (leak_diff.cpp's matches). Only B's new objects not in C at
 // their address are looked for again, and only when the old ones moved.
+// Without C's references (an identity-only load), by content alone: copies
+// of one content (a Struct of a kind, identical Strings) stay unmatched.
 MovedObjects find_moved_objects(const Heap& target, const Heap& later,
                                 const std::vector<ObjectIndex>& in_baseline,
                                 const std::vector<ObjectIndex>& in_later);

@@ -373,7 +373,8 @@ module Heapleak
         started = now
         heartbeat = progress && -> { progress.call({ "event" => "heartbeat", "name" => name, "seconds" => (now - started).round(1) }) }
         @writer = DumpWriter.new(out_dir: out || @config.out_dir, gc: @config.gc, redact_key: @config.redact_key,
-                                 nice: @config.nice || 10, heartbeat: heartbeat)
+                                 nice: @config.nice || 10, heartbeat: heartbeat,
+                                 memory: -> { ProcessMemory.read(memsize_of_all: @config.memsize_of_all == true) })
         # The gap runs from the end of a capture that ran, even one that
         # failed midway; a request refused before this point leaves it be.
         begin

@@ -7,7 +7,7 @@ module Heapleak
   module Capture
     Config = Struct.new(:socket_dir, :out_dir, :allow_inline, :min_gap, :dirty_fraction, :cgroup_dir,
                         :signal, :gc, :redact, :redact_key_file, :request_timeout, :max_connections, :nice,
-                        keyword_init: true) do
+                        :memsize_of_all, keyword_init: true) do
       # HEAPLEAK_CAPTURE_DIR      the folder of the control sockets (turns capture on)
       # HEAPLEAK_CAPTURE_OUT      where dumps go by default (DIR/dumps)
       # HEAPLEAK_CAPTURE_INLINE   1: inline dumps allowed when a fork has no room
@@ -22,6 +22,8 @@ module Heapleak
       # HEAPLEAK_CAPTURE_REQUEST_TIMEOUT  seconds a connection has to send its request (10)
       # HEAPLEAK_CAPTURE_MAX_CONNECTIONS  connections served at once (16)
       # HEAPLEAK_CAPTURE_NICE     niceness added to the dumping child and the compressor (10; 0: none)
+      # HEAPLEAK_CAPTURE_MEMSIZE_OF_ALL  1: the manifest records ObjectSpace.memsize_of_all
+      #                           (it walks the heap: ~0.02 s per million objects, paused)
       def self.from_env(env = ENV)
         new(
           socket_dir: presence(env["HEAPLEAK_CAPTURE_DIR"]),
@@ -36,7 +38,8 @@ module Heapleak
           redact_key_file: presence(env["HEAPLEAK_CAPTURE_REDACT_KEY_FILE"]),
           request_timeout: number(env["HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"], 10.0, "HEAPLEAK_CAPTURE_REQUEST_TIMEOUT"),
           max_connections: number(env["HEAPLEAK_CAPTURE_MAX_CONNECTIONS"], 16, "HEAPLEAK_CAPTURE_MAX_CONNECTIONS").to_i,
-          nice: number(env["HEAPLEAK_CAPTURE_NICE"], 10, "HEAPLEAK_CAPTURE_NICE").to_i
+          nice: number(env["HEAPLEAK_CAPTURE_NICE"], 10, "HEAPLEAK_CAPTURE_NICE").to_i,
+          memsize_of_all: %w[1 true yes].include?(env["HEAPLEAK_CAPTURE_MEMSIZE_OF_ALL"].to_s.downcase)
         )
       end
 

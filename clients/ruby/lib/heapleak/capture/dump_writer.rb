@@ -20,7 +20,8 @@ module Heapleak
 
     class DumpWriter
       Result = Struct.new(:name, :path, :bytes, :bytes_uncompressed, :mode, :pause_seconds,
-                          :dump_seconds, :started_at, :finished_at, :redacted, :gc_seconds, keyword_init: true)
+                          :dump_seconds, :started_at, :finished_at, :redacted, :gc_seconds, :memory,
+                          keyword_init: true)
 
       NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\z/
 
@@ -45,7 +46,11 @@ module Heapleak
       # waits for the dumping child or the compressor, so that a client can
       # hold a deadline on silence (an inline dump_all itself stops the VM:
       # no heartbeat can be sent during it).
-      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil, nice: 10, heartbeat: nil)
+      # memory: called after the GC and before the dump, in this process
+      # (before a fork: the figures are the parent's, at the heap the child
+      # dumps); its answer is the result's `memory`.
+      def initialize(out_dir:, gc: true, redact_key: nil, before_dump: nil, nice: 10, heartbeat: nil, memory: nil)
+        @memory = memory
         @heartbeat = heartbeat
         @nice = nice.to_i
         @out_dir = out_dir
@@ -76,11 +81,13 @@ module Heapleak
         t_gc = now
         GC.start if @gc
         gc_seconds = now - t_gc
+        memory = @memory&.call
         counts, pause, dump_seconds = mode == :fork ? write_forked(tmp) : write_inline(tmp)
         SafeFile.commit(tmp, final)
         Result.new(name: name, path: final, bytes: counts.fetch("out"), bytes_uncompressed: counts.fetch("in"),
                    mode: mode, pause_seconds: pause, dump_seconds: dump_seconds, gc_seconds: gc_seconds,
-                   started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true)
+                   started_at: started_at, finished_at: Time.now, redacted: counts["redacted"] == true,
+                   memory: memory)
       ensure
         SafeFile.remove(tmp)
       end

@@ -5,15 +5,19 @@ require "time"
 require "etc"
 require "socket"
 require_relative "safe_file"
+require_relative "process_memory"
 
 # The manifest beside each dump (DIR/NAME.manifest.json for DIR/NAME.json.gz):
 # which process wrote it, when, how, and the GC counters that tell whether two
 # dumps can be compared (the same process, no compaction in between, in
 # order). heapleak reads it to refuse series that are not one series.
+# Version 2 adds `memory`: the process's resident set, Ruby heap and malloc
+# figures at the dump (ProcessMemory), for heapleak to account for growth.
 module Heapleak
   module Capture
     module Manifest
       FORMAT = "heapleak-capture-manifest"
+      VERSION_2 = 2
 
       module_function
 
@@ -27,7 +31,7 @@ module Heapleak
       def build(result, decision:, gc:, tracing:, series: nil, capture_objects: nil)
         {
           "format" => FORMAT,
-          "version" => 1,
+          "version" => VERSION_2,
           "dump" => File.basename(result.path),
           "name" => result.name,
           "series" => series,
@@ -49,7 +53,7 @@ module Heapleak
             "compression" => "gzip-1", "redacted" => result.redacted, "gem_version" => VERSION
           },
           "capture_objects" => capture_objects
-        }
+        }.tap { |manifest| manifest["memory"] = result.memory if result.memory }
       end
 
       # Read just before each dump: GC.count and compact_count tell a

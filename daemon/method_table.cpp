@@ -8,6 +8,7 @@ void register_all_methods(protocol::Binder& binder, DaemonContext& ctx) {
   register_analysis_methods(table);
   register_browse_methods(table);
   register_ownership_methods(table);
+  register_report_methods(table);
 }
 
 }  // namespace heapleak::daemon

@@ -95,6 +95,7 @@ void register_heap_methods(MethodTable& table);
 void register_analysis_methods(MethodTable& table);
 void register_browse_methods(MethodTable& table);
 void register_ownership_methods(MethodTable& table);
+void register_report_methods(MethodTable& table);
 
 // Every method heapleakd serves: what main and the method-table test use.
 void register_all_methods(protocol::Binder& binder, DaemonContext& ctx);

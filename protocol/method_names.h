@@ -42,6 +42,9 @@ inline constexpr std::string_view kTopRetainers = "topRetainers";
 inline constexpr std::string_view kDuplicateStrings = "duplicateStrings";
 inline constexpr std::string_view kDominatorTree = "dominatorTree";
 
+// explain's rows as one self-contained HTML page (`heapleak report`).
+inline constexpr std::string_view kReport = "report";
+
 // The session answers these itself; the binder refuses them.
 inline constexpr std::array kSessionOwned = {kInitialize, kInitialized,   kShutdown,
                                              kExit,       kCancelRequest, kProgress};
@@ -51,6 +54,7 @@ inline constexpr std::array kAll = {
     kLoadHeap,   kUnloadHeap,   kListHeaps,        kStopDaemon,    kStats,         kRoot,
     kPathToRoot, kObject,       kReferrers,        kReferences,    kOwner,         kExplain,
     kRetained,   kTopRetainers, kDuplicateStrings, kDominatorTree, kCacheList,     kCacheClear,
+    kReport,
 };
 
 }  // namespace heapleak::protocol::methods

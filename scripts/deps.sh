@@ -11,6 +11,8 @@ PACKAGES=(
   clang-format clang-tidy
   # heapleak check's test validates its SARIF against the official schema
   python3-jsonschema
+  # heapleak report's page opened in a real browser (tests/report, playwright-core)
+  chromium
   # the leaky applications of tests/apps
   ruby-rack ruby-sinatra ruby-activesupport ruby-concurrent ruby-i18n
   # the README's test hook under RSpec (tests/check/test_parallel_hook.py)

@@ -8,6 +8,8 @@
 #      `npm ci` in tests/rubies from the lock file and fails without them;
 #      and (label duckdb) the real DuckDB engine (npm @duckdb/node-api, `npm ci`
 #      in tests/duckdb) running the queries of docs/fleet.md and docs/tables.md;
+#      and (label report) heapleak report's page in headless Chromium
+#      (playwright-core, `npm ci` in the build tree from tests/report's lock file);
 #   2. scripts/sanitizers.sh: the units, transcripts, daemon, client,
 #      hardening and dump end-to-end tests again under AddressSanitizer +
 #      UndefinedBehaviorSanitizer + LeakSanitizer (the asan preset), then the

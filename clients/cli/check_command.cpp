@@ -21,6 +21,7 @@
 #include "clients/cli/size_arg.h"
 #include "core/base/safe_write.h"
 #include "engine/check.h"
+#include "engine/report.h"
 #include "results/gate_error.h"
 #include "results/gate_json.h"
 #include "results/junit.h"
@@ -62,6 +63,9 @@ options:
   --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
                              a relative DIR is taken from the current directory)
   --output FILE, -o FILE     write the report to FILE instead of stdout
+  --report FILE              also write the page `heapleak report` writes (one HTML file:
+                             the leak rows, their graphs, a treemap) for the CI's artifacts;
+                             not written when the verdict is "error"
 
 Exit codes, shared with every heapleak and heapleak-client command: docs/exit-codes.md
 )";
@@ -199,7 +203,7 @@ int run_check(const std::vector<std::string>& argv) {
   const Args parsed = parse_args(
       argv, {{"--json", "--help", "-h"},
              {"--max-leaked-bytes", "--max-leaked-objects", "--baseline", "--write-baseline",
-              "--fail-on-growth", "--format", "--source-root", "--output", "-o"}});
+              "--fail-on-growth", "--format", "--source-root", "--output", "-o", "--report"}});
   if (parsed.has("--help") || parsed.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -217,9 +221,15 @@ int run_check(const std::vector<std::string>& argv) {
   if (auto file = parsed.value("--output")) args.values["-o"] = *file;
   // The report written over the baseline would lose it.
   if (auto output = args.value("-o")) {
-    for (const char* flag : {"--baseline", "--write-baseline"}) {
+    for (const char* flag : {"--baseline", "--write-baseline", "--report"}) {
       if (auto file = args.value(flag); file && same_file(*output, *file))
         throw UsageError{std::string("--output and ") + flag + " name the same file: " + *file};
+    }
+  }
+  if (auto page = args.value("--report")) {
+    for (const char* flag : {"--baseline", "--write-baseline"}) {
+      if (auto file = args.value(flag); file && same_file(*page, *file))
+        throw UsageError{std::string("--report and ") + flag + " name the same file: " + *file};
     }
   }
   const GateBudget budget = budget_options(args);
@@ -302,6 +312,16 @@ int run_check(const std::vector<std::string>& argv) {
         text::shown_lines(text_report(clusters, verdict, budget, judged_against, baseline_size));
   }
   if (!write_output(args, report)) return kExitGateError;
+  if (auto page = args.value("--report")) {
+    // The page of `heapleak report` on the same heaps: explain's rows again
+    // (the heaps keep their analyses, so only the row passes run twice).
+    engine::ReportQuery query;
+    query.version = kHeapleakVersion;
+    if (!write_text_file(*page, engine::report(loaded, args.positional, query,
+                                               reread_with_references(args.positional))
+                                    .html))
+      return kExitGateError;
+  }
   // Whatever the format, the verdict's first line goes to stderr when the
   // report went to a file, so a CI log says why the step failed.
   if (args.value("-o") || format != "text") {

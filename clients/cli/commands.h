@@ -12,6 +12,7 @@ int run_root(const std::vector<std::string>& argv);
 int run_path(const std::vector<std::string>& argv);
 int run_info(const std::vector<std::string>& argv);
 int run_explain(const std::vector<std::string>& argv);
+int run_report(const std::vector<std::string>& argv);
 int run_owner(const std::vector<std::string>& argv);
 int run_top(const std::vector<std::string>& argv);
 int run_check(const std::vector<std::string>& argv);

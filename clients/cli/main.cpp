@@ -24,6 +24,8 @@ usage:
       the shortest path from a GC root to an object
   heapleak explain A B [C] [--json | --format jsonl]
       the leak groups with their owners, retained bytes and root paths
+  heapleak report A B [C] [-o report.html]
+      explain's rows as one self-contained HTML page: cards, growth charts, graphs, treemap
   heapleak fleet DIR... [-o FILE] [--jobs N] [--max-memory SIZE] [--print-commands]
       the leak rows of every series under the directories, as one JSON-lines table
   heapleak owner HEAP ADDR... [--dot] [--json]
@@ -32,7 +34,7 @@ usage:
       what keeps the most memory alive, and duplicate strings
   heapleak info HEAP [--json]
       what the dump holds and what could not be read
-  heapleak check A B [C] [--max-leaked-bytes SIZE] [--baseline FILE] [--format text|json|sarif|junit]
+  heapleak check A B [C] [--max-leaked-bytes SIZE] [--baseline FILE] [--format text|json|sarif|junit] [--report FILE]
       the leak gate for CI: exit 5 on a new leak or over budget
   heapleak cache list|clear [--json]
       the cached images of parsed dumps (reopened without parsing), or delete them
@@ -134,6 +136,7 @@ int main(int argc, char** argv) {
     if (command == "path") return run_path(args);
     if (command == "info") return run_info(args);
     if (command == "explain") return run_explain(args);
+    if (command == "report") return run_report(args);
     if (command == "owner") return run_owner(args);
     if (command == "top") return run_top(args);
     if (command == "check") return run_check(args);

@@ -21,6 +21,7 @@ const std::vector<CommandSpec>& commands() {
       {"root", {"-o", "--format", "--min-samples", "--max-visits", "--max-nodes"}, {}, 2, kAny},
       {"path", {}, {}, 2, 2},
       {"explain", {"--by", "--limit"}, {}, 2, kAny},
+      {"report", {"--by", "--limit", "-o"}, {}, 2, kAny},
       {"owner", {"-o", "--format"}, {}, 2, kAny},
       {"top", {"--by", "--limit"}, {}, 1, 1},
       {"retained", {}, {}, 2, 2},

@@ -16,6 +16,7 @@ int run_stats(CommandContext& ctx);  // analysis_commands.cpp
 int run_root(CommandContext& ctx);
 int run_path(CommandContext& ctx);
 int run_explain(CommandContext& ctx);  // ownership_commands.cpp
+int run_report(CommandContext& ctx);   // ownership_commands.cpp
 int run_owner(CommandContext& ctx);
 int run_top(CommandContext& ctx);
 int run_retained(CommandContext& ctx);

@@ -34,6 +34,7 @@ Runner runner_for(const std::string& command) {
       {"root", run_root},
       {"path", run_path},
       {"explain", run_explain},
+      {"report", run_report},
       {"owner", run_owner},
       {"top", run_top},
       {"retained", run_retained},

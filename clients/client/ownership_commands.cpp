@@ -84,6 +84,29 @@ int run_explain(CommandContext& ctx) {
   return kExitOk;
 }
 
+int run_report(CommandContext& ctx) {
+  // The daemon's `report`: the page `heapleak report` writes, to -o or stdout.
+  json::object params = leak_diff_params(ctx, std::nullopt);
+  const json::value result = call_with_progress(ctx, "report", std::move(params));
+  if (ctx.json()) {
+    print_json(std::cout, result);
+    return kExitOk;
+  }
+  const json::value* html = member(result, "html");
+  if (!html || !html->is_string()) throw ClientError{kExitNoAnswer, "the daemon sent no page"};
+  if (auto file = ctx.args().value("-o")) {
+    write_file(*file, std::string(html->as_string()));
+    std::cerr << "heapleak-client: wrote " << *file << " ("
+              << human_bytes(static_cast<double>(html->as_string().size())) << ")\n";
+  } else {
+    std::cout << std::string_view(html->as_string());
+    std::cout.flush();
+  }
+  for (const std::string& warning : text::strings_of(result, "warnings"))
+    std::cerr << "heapleak-client: warning: " << warning << "\n";
+  return kExitOk;
+}
+
 int run_owner(CommandContext& ctx) {
   const Args& args = ctx.args();
   // The merged paths go out as a graph when asked for (--format or -o), else as text.

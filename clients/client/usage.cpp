@@ -86,6 +86,18 @@ first.
 The first ownership command on a heap builds its dominator tree (seconds on
 a multi-gigabyte heap); later ones reuse it.
 )"},
+      {"report",
+       R"(usage: heapleak-client report A B [C] [--by class|site|generation] [--limit N] [-o FILE] [--json]
+       heapleak-client report D1 D2 D3 D4 ... DN [options]
+
+explain's rows as the one self-contained HTML page `heapleak report` writes
+(the daemon's `report`): the dumps, a card per leak in explain's words with
+its growth chart and retainer graph, a treemap of retained bytes, the rows
+probably not leaks folded away. It opens from disk and fetches nothing.
+  -o FILE     write the page to FILE (else stdout)
+  --by, --limit  as explain's
+  --json      the daemon's result ({html, bytes, leakCount, ...}) as it came
+)"},
       {"owner",
        R"(usage: heapleak-client owner HEAP ADDR... [-o FILE] [--format dot|svg|png] [--json]
 
@@ -184,6 +196,7 @@ usage: heapleak-client COMMAND [ARGS] [options]
   root HEAP ADDR...              the common retainer of the samples, as a graph
   path HEAP ADDR                 the shortest path from a GC root
   explain A B [C] | D1..DN       one row per leak: holder, growth, reach, ranked by bytes retained
+  report A B [C] [-o FILE]       explain's rows as one self-contained HTML page
   owner HEAP ADDR...             the object that owns them all, its path, the merged root paths
   top HEAP                       what keeps the most memory alive; duplicate strings
   retained HEAP ADDR             the bytes freed with an object, and its dominator

@@ -128,7 +128,20 @@ constexpr const char* kTools = R"json([
    "heap":{"type":"string"},"reachable":{"type":"integer"},"unreachable":{"type":"object"},
    "retainers":{"type":"array","items":{"type":"object","required":["address","name","retained"]}},
    "classes":{"type":"array","items":{"type":"object","required":["key","count","retained"]}},"offset":{"type":"integer"},"nextOffset":"@NEXT"}},
- "annotations":{"readOnlyHint":true,"openWorldHint":false}}
+ "annotations":{"readOnlyHint":true,"openWorldHint":false}},
+
+{"name":"write_report","title":"Write the leak report as an HTML page",
+ "description":"The rows of find_leaks as one self-contained HTML page written to a file, for a person: the dumps, a card per leak (holder, reach, path, growth chart, classes and sites, retained bytes), each leak's retainer graph, a treemap of retained bytes, the rows that are probably not leaks folded away. It opens from disk in any browser and loads nothing from the network. Answers the file's path and a file:// link to hand to the user.",
+ "inputSchema":{"type":"object","required":["baseline","target","output"],"additionalProperties":false,"properties":{
+   "baseline":"@HEAP_A","target":"@HEAP_B","later":"@HEAP_C",
+   "output":{"type":"string","pattern":"[.]html?$","description":"the file to write, ending in .html or .htm (relative to heapleakd's working directory); replaced when it exists"},
+   "limit":{"type":"integer","minimum":0,"default":10,"description":"leak rows and noise rows on the page (0: all)"},
+   "groupBy":{"type":"string","enum":["class","site","generation"],"default":"class","description":"how each row's objects are grouped"}}},
+ "outputSchema":{"type":"object","required":["path","uri","bytes","leakCount","noiseCount"],"properties":{
+   "path":{"type":"string"},"uri":{"type":"string"},"bytes":{"type":"integer"},
+   "leakCount":{"type":"integer"},"noiseCount":{"type":"integer"},"files":{"type":"object"},
+   "warnings":{"type":"array","items":{"type":"string"}},"baseline":{"type":"string"},"target":{"type":"string"},"later":{"type":"string"}}},
+ "annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}
 ]
 )json";
 

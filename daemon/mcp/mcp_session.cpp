@@ -19,7 +19,8 @@ constexpr std::string_view kInstructions =
     "Load three dumps of one process taken some time apart (load_dump: A, then B, then C), "
     "then call find_leaks with baseline=A, target=B, later=C: each row is one leak, with the "
     "object that holds it and how Ruby reaches it. path_to_root, inspect_object, owner and "
-    "common_retainer answer follow-up questions about any address in a heap.";
+    "common_retainer answer follow-up questions about any address in a heap. write_report "
+    "writes the leaks as one HTML page to a file, to hand the user a link.";
 
 // A progress token as MCP allows it: a string or an integer.
 std::optional<json::value> progress_token(const json::object& params) {

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "results/text/human_bytes.h"
 #include "results/text/render.h"
+#include "results/text/wire_fields.h"
 
 namespace heapleak::daemon {
 namespace json = boost::json;
@@ -53,6 +55,21 @@ std::string mcp_leaks_text(const json::object& explain) {
   options.samples = true;  // a model follows the rows up by their sample addresses
   const text::Doc doc = text::explain_text(explain, options);
   return text::plain(doc) + more(explain, "find_leaks", "offset") + text::plain_warnings(doc);
+}
+
+std::string mcp_report_text(const json::object& written) {
+  const std::uint64_t leaks = text::num(written, "leakCount");
+  const std::uint64_t noise = text::num(written, "noiseCount");
+  std::string out = "Wrote the leak report (" + text::counted(leaks, "leak", "leaks") + ", " +
+                    text::grouped(noise) + " probably not; " +
+                    text::human_bytes(static_cast<double>(text::num(written, "bytes"))) + ") to " +
+                    text::field(written, "path") +
+                    "\nLink for the user: " + text::field(written, "uri") +
+                    "\nIt is one self-contained HTML page: it opens from disk in any browser "
+                    "and loads nothing from the network.\n";
+  for (const std::string& warning : text::strings_of(written, "warnings"))
+    out += "warning: " + warning + "\n";
+  return out;
 }
 
 std::string mcp_stats_text(const json::object& stats) {

@@ -20,5 +20,7 @@ std::string mcp_path_text(const boost::json::object& path);          // pathToRo
 // {object, referrers, references}
 std::string mcp_object_text(const boost::json::object& inspected);
 std::string mcp_top_text(const boost::json::object& top);  // topRetainers, paged
+// write_report: where the page went, its link and what it shows.
+std::string mcp_report_text(const boost::json::object& written);
 
 }  // namespace heapleak::daemon

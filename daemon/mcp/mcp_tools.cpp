@@ -1,6 +1,7 @@
 #include "daemon/mcp/mcp_tools.h"
 
 #include <boost/json/value.hpp>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/safe_write.h"
 #include "daemon/heap_store.h"
 #include "daemon/mcp/mcp_catalog.h"
 #include "daemon/mcp/mcp_text.h"
@@ -330,6 +332,64 @@ void inspect_object(const Env& env, const json::object& args, const McpToolCall&
   });
 }
 
+// A file:// URI for an absolute path: bytes other than unreserved ones and
+// '/' percent-encoded (RFC 8089).
+std::string file_uri(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri;
+}
+
+// report's page written to `output` by the one safe write path (a link, a
+// device or a folder others may write refused), answered as the file's path
+// and a resource_link an agent hands a person.
+void write_report(const Env& env, const json::object& args, const McpToolCall& call,
+                  McpToolDone done) {
+  const json::value* output = args.if_contains("output");
+  if (!output || !output->is_string() || output->as_string().empty())
+    throw ArgumentError("arguments.output: expected the path of the file to write");
+  std::error_code ec;
+  const std::string path =
+      std::filesystem::absolute(std::string(output->as_string()), ec).lexically_normal().string();
+  if (ec) throw ArgumentError("arguments.output: " + ec.message());
+  // A model picks the path: only a page's name, so a slip cannot replace a
+  // file of another kind (a config, a script) with HTML.
+  if (!path.ends_with(".html") && !path.ends_with(".htm"))
+    throw ArgumentError("arguments.output: expected a file name ending in .html or .htm");
+  run_method(env, methods::kReport, without(args, {"output"}), call,
+             [done = std::move(done), path](Outcome outcome) {
+               if (!outcome.ok) return done(mcp_tool_error(error_text(outcome.error)));
+               answering(done, [&] {
+                 json::object result = outcome.result.as_object();
+                 const json::string html = result.at("html").as_string();
+                 if (auto error = write_file_safely(path, html, SpecialTarget::kRefuse))
+                   return done(mcp_tool_error("Error: notWritable: " + error->message));
+                 result.erase("html");
+                 result["path"] = path;
+                 result["uri"] = file_uri(path);
+                 std::string text = mcp_report_text(result);
+                 json::object answer = success(std::move(text), json::object{});
+                 answer["content"].as_array().push_back(json::object{
+                     {"type", "resource_link"},
+                     {"uri", result["uri"]},
+                     {"name", std::filesystem::path(path).filename().string()},
+                     {"mimeType", "text/html"},
+                     {"description", "heapleak's leak report, one self-contained page"}});
+                 answer["structuredContent"] = std::move(result);
+                 done(std::move(answer));
+               });
+             });
+}
+
 // A client that starts one server per call (the MCP Inspector's CLI) has no
 // heap ids to give: a heap argument may be a dump's path instead. One that
 // looks like a path (a '/', or a dump's suffix: .json, .gz, .jsonl) or names a
@@ -365,6 +425,7 @@ const std::map<std::string, Tool, std::less<>>& tools() {
       {"path_to_root", &path_to_root},
       {"inspect_object", &inspect_object},
       {"top_retainers", &top_retainers},
+      {"write_report", &write_report},
   };
   return table;
 }

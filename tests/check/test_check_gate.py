@@ -8,7 +8,7 @@ same plus a second leak, EventLog.@entries (traced), the memo leaking three
 times as fast (traced), and the first again untraced. Checks the exit codes
 (0 within budget, 5 not, 2 usage, 3 bad input, 6 a failed write), that a baseline written from
 the first run makes it pass and makes only the second leak new in the
-second run, fixed and grown leaks, SARIF validated against the official
+second run, fixed and grown leaks, the --report page, SARIF validated against the official
 2.1.0 schema (python3-jsonschema) with sites relative to --source-root, and
 JUnit XML parsed with its counts.
 """
@@ -240,6 +240,20 @@ os.makedirs(os.path.join(taken, "x"))
 check_exit(["check", *one, "--write-baseline", taken], 6, "a baseline that cannot be put in place")
 check(os.listdir(taken) == ["x"] and not [n for n in os.listdir(WORK) if ".tmp." in n],
       "no temporary file is left behind", str(os.listdir(WORK)))
+# 8c. --report: heapleak report's page beside the verdict (the exit is the
+# verdict's), never over the baseline, not written when the gate cannot judge.
+page = os.path.join(WORK, "leaks.html")
+check_exit(["check", *one, "--report", page], 5, "--report: the verdict's exit")
+with open(page, encoding="utf-8") as f:
+    html = f.read()
+check(html.startswith("<!DOCTYPE html>") and "PriceCalculator" in html
+      and html.count('id="heapleak-data"') == 1, "--report: the page, with the leak", html[:200])
+check_exit(["check", *one, "--baseline", base, "--report", base], 2, "--report over the --baseline")
+with open(base) as f:
+    check(f.read() == kept, "the baseline is left as it was by --report")
+os.remove(page)
+check_exit(["check", *one[:2], os.path.join(WORK, "nope.json"), "--report", page], 6, "--report, a missing dump")
+check(not os.path.exists(page), "--report: no page when the gate cannot judge")
 out, _ = check_exit(["check", "--help"], 0, "--help")
 check("exit" in out.lower() and "--baseline" in out, "--help documents the flags and exit codes")
 

@@ -75,6 +75,18 @@ def test_shared_commands():
                 check(f1.read() == f2.read(), "root --format %s: the same %s from both CLIs" % (fmt, fmt))
 
 
+def test_one_page():
+    """report: the same page, byte for byte, from heapleak and from heapleakd."""
+    one, two = os.path.join(TMP, "one.html"), os.path.join(TMP, "two.html")
+    a, b = cli("report", H1, H2, H3, "-o", one), client("report", H1, H2, H3, "-o", two)
+    check(a.returncode == b.returncode == OK, "report: both exit 0 (%d, %d)\n%s\n%s"
+          % (a.returncode, b.returncode, a.stderr, b.stderr))
+    with open(one, "rb") as f1, open(two, "rb") as f2:
+        page = f1.read()
+        check(page == f2.read(), "report: the same page from both CLIs")
+    check(page.startswith(b"<!DOCTYPE html>") and b"Array in Leaky" in page, "report: the fixture's page")
+
+
 def test_series():
     """explain over a series: loaded last, as the other tests count heap ids."""
     # Four dumps (A, B, B again, C): each row's growth in every dump, alike.
@@ -295,6 +307,7 @@ def test():
     test_versions()
     test_json_spellings()
     test_shared_commands()
+    test_one_page()
     test_dump_strings_escaped()
     test_series()
     test_one_document()

@@ -110,7 +110,7 @@ TEST_CASE("mcp: tools/list pages with an opaque cursor", "[daemon][mcp]") {
 TEST_CASE("mcp: every tool in the catalog has a schema and a handler", "[daemon][mcp]") {
   Harness h;
   McpTools tools(h.binder, nullptr);
-  CHECK(tools.definitions().size() == 10);
+  CHECK(tools.definitions().size() == 11);
   for (const auto& value : tools.definitions()) {
     const auto& tool = value.as_object();
     INFO(tool.at("name").as_string());

@@ -35,7 +35,8 @@ TEST_CASE("the daemon registers exactly the protocol's methods", "[daemon][metho
     const auto& owned = protocol::methods::kSessionOwned;
     if (std::find(owned.begin(), owned.end(), name) == owned.end()) expected.emplace(name);
   }
-  CHECK(expected.size() == 18);  // 15 + dominatorTree (issue 16) + cacheList, cacheClear (issue 15)
+  // 15 + dominatorTree (issue 16) + cacheList, cacheClear (issue 15) + report (issue 45)
+  CHECK(expected.size() == 19);
   CHECK(registered_names() == expected);
 }
 

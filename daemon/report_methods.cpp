@@ -1,0 +1,76 @@
+// report: explain's answer as `heapleak report`'s page (engine/report.h),
+// for dumps named by id, name or path as explain names them, so a client
+// or an agent gets the very page the CLI writes. On the query pool: B's
+// analyses and one retainer search per leak row.
+#include <boost/json.hpp>
+
+#include "daemon/analysis_admission.h"
+#include "daemon/daemon_context.h"
+#include "daemon/method_support.h"
+#include "daemon/method_table.h"
+#include "daemon/wire_params.h"
+#include "engine/load_plan.h"
+#include "engine/report.h"
+#include "protocol/method_names.h"
+#include "results/product/version.h"
+
+namespace heapleak::daemon {
+namespace json = boost::json;
+namespace methods = protocol::methods;
+using protocol::RequestContext;
+
+namespace {
+
+json::value run_report(DaemonContext& ctx, const StatsParams& params,
+                       const RequestContext& request) {
+  const LeakDiffOptions options = require_diff_options(params);
+  // As explain: B's dominator tree and root paths as soon as it is loaded.
+  const auto analyse = [&ctx](const HeapEntry& target) {
+    const AnalysisAdmission admitted(ctx, target, kDominatorsAnalysis | kRootPathsAnalysis);
+    engine::analyse_target(*target.heap);
+  };
+  const DiffHeaps heaps = require_diff_heaps(ctx, params, request, analyse);
+  if (!heaps.target.heap->has_edges()) {
+    throw protocol::RpcException(
+        protocol::domain_error("invalidArgument", "heap loaded without references"));
+  }
+  const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
+  std::vector<const Heap*> dumps;
+  if (heaps.series.size() > 3) {
+    for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
+  } else {
+    dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
+    if (heaps.later) dumps.push_back(heaps.later->heap.get());
+  }
+  engine::ReportQuery query;
+  query.explain.group_by = options.group_by;
+  query.explain.limit = params.limit.value_or(engine::kExplainRows);
+  query.explain.samples = params.samples;
+  query.version = kVersion;
+  const engine::ReportAnswer answer =
+      engine::report(dumps, diff_paths(heaps), query, reread_diff_heap(ctx, heaps, request));
+  const json::object& doc = answer.explain.doc;
+  json::object out{{"html", answer.html},
+                   {"bytes", answer.html.size()},
+                   {"leakCount", doc.at("leakCount")},
+                   {"noiseCount", doc.at("noiseCount")},
+                   {"files", doc.at("files")},
+                   {"baseline", heaps.baseline.id},
+                   {"target", heaps.target.id}};
+  if (heaps.later) out["later"] = heaps.later->id;
+  if (heaps.series.size() > 3) {
+    json::array ids;
+    for (const auto& entry : heaps.series) ids.emplace_back(entry.id);
+    out["heaps"] = std::move(ids);
+  }
+  if (const json::value* warnings = doc.if_contains("warnings")) out["warnings"] = *warnings;
+  return out;
+}
+
+}  // namespace
+
+void register_report_methods(MethodTable& table) {
+  table.add(methods::kReport, Runs::kOnQueryPool, run_report);
+}
+
+}  // namespace heapleak::daemon

@@ -1,11 +1,13 @@
 // explain's `memory` member (results/memory_json.h), from accountings built
 // by hand: the parts and RSS as given, the native verdict naming the rows
-// that hold DATA objects.
+// that hold DATA objects; and explain --format jsonl's memory line and
+// columns.
 #include "results/memory_json.h"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include "results/leak_rows_jsonl.h"
 
 using namespace heapleak;
 using namespace heapleak::results;
@@ -117,4 +119,34 @@ TEST_CASE("memory: the native verdict names the rows holding DATA objects", "[me
   CHECK(rows[0].at("bytes") == 33600);
   CHECK(rows[0].at("undercounted") == 300);
   CHECK(row_native_json(RowNative{}).is_null());
+}
+
+TEST_CASE("jsonl: a memory line per run, and the memory columns on every row", "[memory][jsonl]") {
+  json::object explain{
+      {"leaks", json::array{json::object{
+                    {"signature", "0123456789abcdef"}, {"key", "Hash in CacheX"}, {"count", 10}}}},
+      {"memory", memory_json(fragmented())}};
+  DumpFacts a;
+  a.path = "a.json";
+  DumpFacts c;
+  c.path = "c.json";
+  const std::string text = leak_rows_jsonl(explain, {a, c});
+  const auto newline = text.find('\n');
+  const json::object memory = json::parse(text.substr(0, newline)).as_object();
+  const json::object leak = json::parse(text.substr(newline + 1)).as_object();
+  CHECK(memory.at("kind") == "memory");
+  CHECK(memory.at("signature").is_null());
+  CHECK(memory.at("rank") == 0);
+  CHECK(leak.at("kind") == "leak");
+  CHECK(leak.at("rank") == 1);
+  for (const json::object* line : {&memory, &leak}) {
+    CHECK(line->at("memory_verdict") == "fragmentation");
+    CHECK(line->at("rss_growth") == 280 * MiB);
+    CHECK(line->at("malloc_free_held_growth") == 190 * MiB);
+    CHECK(line->at("ruby_objects_growth") == 41 * MiB);
+    CHECK(line->at("unexplained_growth") == 20 * MiB);
+    CHECK(line->at("dumps") == json::array{"a.json", "c.json"});
+  }
+  // The same keys on both lines: one table.
+  CHECK(memory.size() == leak.size());
 }

@@ -1,13 +1,15 @@
-// explain's `memory` member (results/memory_json.h), from accountings built
-// by hand: the parts and RSS as given, the native verdict naming the rows
-// that hold DATA objects; and explain --format jsonl's memory line and
-// columns.
+// explain's `memory` member (results/memory_json.h) and check's memory
+// budgets (results/memory_gate.h), from accountings built by hand: the
+// parts and RSS as given, the native verdict naming the rows that hold DATA
+// objects, a budget passed, within, and not judged for want of RSS; and
+// explain --format jsonl's memory line and columns.
 #include "results/memory_json.h"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
 #include "results/leak_rows_jsonl.h"
+#include "results/memory_gate.h"
 
 using namespace heapleak;
 using namespace heapleak::results;
@@ -119,6 +121,40 @@ TEST_CASE("memory: the native verdict names the rows holding DATA objects", "[me
   CHECK(rows[0].at("bytes") == 33600);
   CHECK(rows[0].at("undercounted") == 300);
   CHECK(row_native_json(RowNative{}).is_null());
+}
+
+TEST_CASE("check's memory budgets: within, over, not judged", "[memory][gate]") {
+  const MemoryAccounting a = fragmented().accounting;
+  GateBudget budget;
+  budget.max_unexplained = 50 * MiB;  // unexplained +20 MiB: within
+  GateVerdict within;
+  judge_memory(a, budget, within);
+  CHECK(within.passed);
+  REQUIRE(within.memory);
+  CHECK(!within.memory->over_unexplained);
+  CHECK(within.memory->verdict == "fragmentation");
+
+  budget.max_rss_growth = 200 * MiB;  // RSS +280 MiB: over
+  GateVerdict over;
+  judge_memory(a, budget, over);
+  CHECK(!over.passed);
+  CHECK(over.memory->over_rss);
+  REQUIRE(over.reasons.size() == 1);
+  CHECK(over.reasons[0].find("RSS grew +280.0 MiB from A to C over --max-rss-growth 200.0 MiB") ==
+        0);
+
+  MemoryAccounting unknown =
+      account_memory({{"A", {1, 40}, std::nullopt}, {"C", {2, 80}, std::nullopt}});
+  GateVerdict blind;
+  judge_memory(unknown, budget, blind);
+  CHECK(!blind.passed);
+  REQUIRE(blind.reasons.size() == 2);
+  CHECK(blind.reasons[0].find("is not known") != std::string::npos);
+
+  GateVerdict none;  // no memory budget: nothing judged
+  judge_memory(a, GateBudget{}, none);
+  CHECK(none.passed);
+  CHECK(!none.memory);
 }
 
 TEST_CASE("jsonl: a memory line per run, and the memory columns on every row", "[memory][jsonl]") {

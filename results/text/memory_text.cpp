@@ -108,10 +108,14 @@ void add_memory_block(Doc& doc, const json::value& memory) {
     const std::string name = raw(part, "name");
     if (!parts.empty()) parts += ", ";
     parts += field(part, "label") + " " + signed_bytes(*bytes);
-    // Without RSS, the heap's own figures are all there is: its objects too.
+    std::string next_to =
+        name != "mallocFreeHeld" || *bytes >= kNamedGrowth ? beside(memory, name) : "";
+    // Without RSS, the heap's own figures are all there is: its objects too,
+    // in the one parenthesis ("(+104 objects; leak rows ...)").
     if (name == "rubyObjects" && !growth)
-      parts += " (" + signed_count(memory, "objectsGrowth") + " objects)";
-    if (name != "mallocFreeHeld" || *bytes >= kNamedGrowth) parts += beside(memory, name);
+      next_to = " (" + signed_count(memory, "objectsGrowth") + " objects" +
+                (next_to.empty() ? ")" : "; " + next_to.substr(2));
+    parts += next_to;
   }
   add(line, parts);
   add(add(doc.line("   "), "verdict", Tone::kReason), ": " + field(memory, "verdictText"));

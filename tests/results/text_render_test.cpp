@@ -405,11 +405,13 @@ TEST_CASE("explain: without RSS the block says so and gives the heap's own growt
     "memory":{"from":"A","to":"C","rss":null,"rssGrowth":null,"objectsGrowth":-1500,
       "parts":[{"name":"rubyObjects","label":"Ruby objects","bytes":81920},
                {"name":"unexplained","label":"unexplained","bytes":null}],
-      "leakRows":{"bytes":0,"from":"A","to":"B","rubyObjects":0},"nativeRows":[],
+      "leakRows":{"bytes":2048,"from":"A","to":"B","rubyObjects":2969},"nativeRows":[],
       "verdict":"notEnoughFigures","verdictText":"RSS was not recorded","tryNext":[],"notes":[],
       "doc":"docs/memory.md"}})");
   const std::string text = plain(explain_text(explain));
-  CHECK(text.rfind("Memory: RSS not recorded (A to C): Ruby objects +80.0 KiB (-1,500 objects)\n"
+  // 2,969 B is 2.9 KiB: the leak rows in the same parenthesis as the count.
+  CHECK(text.rfind("Memory: RSS not recorded (A to C): Ruby objects +80.0 KiB (-1,500 objects; "
+                   "leak rows 2.0 KiB of +2.9 KiB A to B)\n"
                    "   verdict: RSS was not recorded\n"
                    "   the numbers: docs/memory.md\n\n",
                    0) == 0);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/loading/load_warnings.h"
+#include "engine/memory_evidence.h"
 
 namespace heapleak::engine {
 
@@ -39,6 +40,7 @@ CheckEvidence check_evidence(std::span<const Heap* const> heaps, const ReadWithR
   rows.skipped = {"series check", "untraced warning"};  // done above, with their warnings
   evidence.rows = explain_leaks(std::move(rows));
   evidence.rows->series = std::move(judged.series);
+  evidence.memory = memory_evidence(dumps, evidence.rows->rows, evidence.warnings);
   return evidence;
 }
 

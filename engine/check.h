@@ -15,12 +15,16 @@
 #include "core/heap/heap.h"
 #include "engine/explain.h"
 #include "results/gate_error.h"
+#include "results/memory_json.h"
 
 namespace heapleak::engine {
 
 struct CheckEvidence {
   std::vector<results::GateProblem> problems;  // truncated dumps, not one series
   std::optional<ExplainOutcome> rows;          // when there is no problem
+  // Where the series' memory went (engine/memory_evidence.h), with the rows.
+  std::optional<results::MemoryEvidence> memory;
+  std::vector<std::string> warnings;  // the manifests' (a malformed figure)
 };
 
 // `heaps`: A B [C], loaded; `reread`: C again with its references, when a

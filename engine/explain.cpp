@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "engine/memory_evidence.h"
 #include "results/dump_files.h"
 #include "results/explain_json.h"
+#include "results/memory_json.h"
 #include "results/series_json.h"
 
 namespace heapleak::engine {
@@ -53,6 +55,12 @@ ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std:
   answer.doc["groupBy"] = group_by_name(query.group_by);
   answer.doc["files"] = results::dump_files_json(paths);
   answer.doc["series"] = results::series_json(outcome.series);
+  // The accounting of the RSS growth, read from the manifests beside the
+  // dumps; their warnings are the answer's.
+  std::vector<std::string> warnings;
+  answer.memory = memory_evidence(dumps, outcome.rows, warnings);
+  answer.doc["memory"] = results::memory_json(answer.memory);
+  for (auto& warning : warnings) answer.doc["warnings"].as_array().emplace_back(warning);
   return answer;
 }
 

@@ -16,6 +16,7 @@
 #include "core/heap/heap.h"
 #include "core/heap/object_key.h"
 #include "engine/later_references.h"
+#include "results/memory_json.h"
 
 namespace heapleak::engine {
 
@@ -39,8 +40,10 @@ ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
                            const ReadWithReferences& reread, std::shared_ptr<const Heap>& kept);
 
 struct ExplainAnswer {
-  ExplainOutcome outcome;   // the diff, the series check, the rows
-  boost::json::object doc;  // results/'s explain document: rows, groupBy, files, series
+  ExplainOutcome outcome;  // the diff, the series check, the rows
+  // Where the series' memory went (engine/memory_evidence.h): the doc's `memory`.
+  results::MemoryEvidence memory;
+  boost::json::object doc;  // results/'s explain document: rows, groupBy, files, series, memory
 };
 
 // `heaps`: A B [C], or a series D1..DN (N >= 4); `paths`: their files as the

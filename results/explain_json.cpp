@@ -1,6 +1,8 @@
 #include "results/explain_json.h"
 
+#include "core/series/row_native.h"
 #include "core/series/series_growth.h"
+#include "results/memory_json.h"
 #include "results/object_brief_json.h"
 #include "results/owner_json.h"
 
@@ -77,6 +79,9 @@ json::object leak_cluster_json(const Heap& target, const LeakCluster& cluster,
       {"samples", addresses_json(target, shown)},
   };
   if (!cluster.block.empty()) out["block"] = cluster.block;
+  // Its DATA objects' C memory, or that their memsize cannot say it.
+  if (json::value native = row_native_json(row_native(target, cluster.objects)); !native.is_null())
+    out["native"] = std::move(native);
   if (!cluster.grows_with.empty()) {
     // Rows this one's holder keeps alive through a block: one leak, one row.
     json::array with;

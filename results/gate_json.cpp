@@ -20,7 +20,22 @@ json::object entry_json(const BaselineEntry& entry) {
                       {"retained", entry.retained}};
 }
 
+json::value signed_or_null(const std::optional<std::int64_t>& value) {
+  return value ? json::value(*value) : json::value(nullptr);
+}
+
 }  // namespace
+
+json::value gate_memory_json(const GateVerdict& verdict) {
+  if (!verdict.memory) return nullptr;
+  const GateMemory& m = *verdict.memory;
+  return json::object{{"verdict", m.verdict},
+                      {"verdictText", m.verdict_line},
+                      {"rssGrowth", signed_or_null(m.rss_growth)},
+                      {"unexplained", signed_or_null(m.unexplained)},
+                      {"overRssGrowth", m.over_rss},
+                      {"overUnexplained", m.over_unexplained}};
+}
 
 json::object gate_json(const Heap& target, const LeakDiff& diff, const LeakClusters& clusters,
                        const GateVerdict& verdict, const GateBudget& budget,
@@ -50,13 +65,16 @@ json::object gate_json(const Heap& target, const LeakDiff& diff, const LeakClust
       {"budgets", json::object{{"maxLeakedBytes", optional_json(budget.max_leaked_bytes)},
                                {"maxLeakedObjects", optional_json(budget.max_leaked_objects)},
                                {"growthFactor", budget.growth_factor},
-                               {"failOnGrowth", budget.fail_on_growth}}},
+                               {"failOnGrowth", budget.fail_on_growth},
+                               {"maxRssGrowth", optional_json(budget.max_rss_growth)},
+                               {"maxUnexplained", optional_json(budget.max_unexplained)}}},
       {"baseline", baseline_path.empty() ? json::value(nullptr) : json::value(baseline_path)},
       {"newLeaks", json::object{{"rows", verdict.new_rows},
                                 {"count", verdict.new_objects},
                                 {"retained", verdict.new_retained}}},
       {"overBytes", verdict.over_bytes},
       {"overObjects", verdict.over_objects},
+      {"memory", gate_memory_json(verdict)},
       {"new", std::move(fresh)},
       {"known", std::move(known)},
       {"fixed", std::move(fixed)},

@@ -17,4 +17,9 @@ boost::json::object gate_json(const Heap& target, const LeakDiff& diff,
                               const LeakClusters& clusters, const GateVerdict& verdict,
                               const GateBudget& budget, const std::string& baseline_path);
 
+// The memory the gate judged ({verdict, verdictText, rssGrowth, unexplained,
+// overRssGrowth, overUnexplained}); null without a memory budget. SARIF's run
+// properties carry it too.
+boost::json::value gate_memory_json(const GateVerdict& verdict);
+
 }  // namespace heapleak::results

@@ -89,6 +89,22 @@ std::string junit_xml(const LeakClusters& clusters, const GateVerdict& verdict) 
                 "): " + std::string(noise_reason_why(row.noise));
     cases.push_back(std::move(c));
   }
+  if (verdict.memory) {
+    // The memory budgets' own case, so a CI report names what failed.
+    const GateMemory& m = *verdict.memory;
+    Case memory;
+    memory.classname = "heapleak.memory";
+    memory.name = "within memory budget";
+    memory.out = "memory: " + m.verdict_line;
+    if (m.over_rss || m.over_unexplained) {
+      memory.failure_type = "memoryBudget";
+      for (const auto& reason : verdict.reasons)
+        if (reason.find("--max-rss-growth") != std::string::npos ||
+            reason.find("--max-unexplained") != std::string::npos)
+          memory.failure_message += (memory.failure_message.empty() ? "" : "; ") + reason;
+    }
+    cases.push_back(std::move(memory));
+  }
   Case budget;
   budget.classname = "heapleak.gate";
   budget.name = "within budget";

@@ -22,8 +22,13 @@ struct GateBudget {
   // this factor; it fails the gate only when fail_on_growth is set.
   double growth_factor = 2.0;
   bool fail_on_growth = false;
+  // Budgets on the series' memory (results/memory_gate.h), from the capture
+  // manifests: RSS growth first to last dump, and its unexplained part.
+  std::optional<std::uint64_t> max_rss_growth, max_unexplained;
 
+  // A budget on the leak rows (a memory budget alone leaves "any new leak fails").
   bool any_budget() const { return max_leaked_bytes || max_leaked_objects; }
+  bool memory_budget() const { return max_rss_growth || max_unexplained; }
 };
 
 struct GateRow {
@@ -38,12 +43,21 @@ struct GateRow {
   bool is_new() const { return baseline == nullptr; }
 };
 
+// The series' memory as the gate judged it (a memory budget was given).
+struct GateMemory {
+  std::string verdict;                                  // memory_verdict_name
+  std::string verdict_line;                             // the accounting's one line
+  std::optional<std::int64_t> rss_growth, unexplained;  // nullopt: not recorded
+  bool over_rss = false, over_unexplained = false;
+};
+
 struct GateVerdict {
   std::vector<GateRow> rows;         // every leak row, in explain's order
   std::vector<BaselineEntry> fixed;  // baseline entries no row has now
   std::uint64_t new_rows = 0, new_objects = 0, new_retained = 0;
   std::uint64_t known_rows = 0, grown_rows = 0;
   bool over_bytes = false, over_objects = false;
+  std::optional<GateMemory> memory;  // set by judge_memory
   bool passed = true;
   std::vector<std::string> reasons;  // why it failed, one sentence each (empty when passed)
 };

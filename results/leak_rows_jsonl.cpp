@@ -103,6 +103,31 @@ json::value copy_or_null(const json::object& object, std::string_view name) {
   return value ? *value : json::value(nullptr);
 }
 
+// The series' memory (explain's `memory`, results/memory_json.h) as columns
+// every line of the run carries: which processes bloat and which leak.
+void add_memory_columns(json::object& line, const json::value* memory) {
+  const json::object empty;
+  const json::object& m = memory && memory->is_object() ? memory->as_object() : empty;
+  line["memory_verdict"] = nullable_string(string_of(m, "verdict"));
+  line["rss_growth"] = copy_or_null(m, "rssGrowth");
+  static const std::pair<const char*, const char*> kParts[] = {
+      {"rubyObjects", "ruby_objects_growth"},
+      {"freeHeapSlots", "free_heap_slots_growth"},
+      {"mallocOutsideObjects", "malloc_outside_objects_growth"},
+      {"mallocFreeHeld", "malloc_free_held_growth"},
+      {"fileBacked", "file_backed_growth"},
+      {"unexplained", "unexplained_growth"}};
+  for (const auto& [part, column] : kParts) line[column] = nullptr;
+  if (const json::value* parts = field(m, "parts"); parts && parts->is_array()) {
+    for (const auto& entry : parts->as_array()) {
+      if (!entry.is_object()) continue;
+      const std::string name = string_of(entry.as_object(), "name");
+      for (const auto& [part, column] : kParts)
+        if (name == part) line[column] = copy_or_null(entry.as_object(), "bytes");
+    }
+  }
+}
+
 }  // namespace
 
 std::string series_name(const std::vector<DumpFacts>& dumps) {
@@ -125,6 +150,39 @@ std::string leak_rows_jsonl(const json::object& explain, const std::vector<DumpF
     hours = (dumps.back().dumped_epoch - dumps.front().dumped_epoch) / 3600.0;
 
   std::string out;
+  const json::value* memory = field(explain, "memory");
+  // The columns every line of this run shares: the process, its dumps and
+  // its memory.
+  const auto shared = [&](json::object& line) {
+    line["series"] = series_name(dumps);
+    line["pid"] = manifest ? json::value(manifest->pid) : json::value(nullptr);
+    line["host"] = manifest ? nullable_string(manifest->hostname) : json::value(nullptr);
+    line["process_started_at"] =
+        manifest ? nullable_string(manifest->started_at) : json::value(nullptr);
+    line["dumped_at"] = times;
+    line["time_source"] = all_from_manifest ? "manifest" : "mtime";
+    line["hours"] = hours;
+    line["dumps"] = paths;
+    add_memory_columns(line, memory);
+  };
+  if (memory && memory->is_object()) {
+    // One line for the series itself (kind "memory", no signature), first:
+    // a process that bloats has no leak row to carry its figures.
+    json::object line{{"kind", "memory"},
+                      {"signature", nullptr},
+                      {"key", string_of(memory->as_object(), "verdictText")},
+                      {"rank", 0}};
+    for (const char* column :
+         {"holder_class", "holder_type", "reach_kind", "reach", "root", "path", "growth_field",
+          "growth_per_hour", "objects", "memsize", "retained", "instances"})
+      line[column] = nullptr;
+    line["growth"] = json::array();
+    line["classes"] = json::array();
+    line["sites"] = json::array();
+    shared(line);
+    out += json::serialize(line);
+    out += '\n';
+  }
   const json::value* leaks = field(explain, "leaks");
   if (!leaks || !leaks->is_array()) return out;
   std::size_t rank = 0;
@@ -142,6 +200,7 @@ std::string leak_rows_jsonl(const json::object& explain, const std::vector<DumpF
     const std::string growth_field =
         growth && growth->is_object() ? string_of(growth->as_object(), "field") : "";
     json::object line{
+        {"kind", "leak"},
         {"signature", string_of(row, "signature")},
         {"key", string_of(row, "key")},
         {"rank", ++rank},
@@ -162,16 +221,8 @@ std::string leak_rows_jsonl(const json::object& explain, const std::vector<DumpF
         {"instances", copy_or_null(row, "instances")},
         {"classes", classes_of(row)},
         {"sites", sites_of(row)},
-        {"series", series_name(dumps)},
-        {"pid", manifest ? json::value(manifest->pid) : json::value(nullptr)},
-        {"host", manifest ? nullable_string(manifest->hostname) : json::value(nullptr)},
-        {"process_started_at",
-         manifest ? nullable_string(manifest->started_at) : json::value(nullptr)},
-        {"dumped_at", times},
-        {"time_source", all_from_manifest ? "manifest" : "mtime"},
-        {"hours", hours},
-        {"dumps", paths},
     };
+    shared(line);
     out += json::serialize(line);
     out += '\n';
   }

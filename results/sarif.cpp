@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "results/gate_json.h"
 #include "results/leak_message.h"
 #include "results/text/human_bytes.h"
 
@@ -243,7 +244,8 @@ json::object sarif_log(const LeakClusters& clusters, const GateVerdict& verdict,
                    {"results", std::move(results)},
                    {"properties", json::object{{"verdict", verdict.passed ? "pass" : "fail"},
                                                {"reasons", std::move(reasons)},
-                                               {"fixed", std::move(fixed)}}}};
+                                               {"fixed", std::move(fixed)},
+                                               {"memory", gate_memory_json(verdict)}}}};
   if (!root.empty()) {
     run["originalUriBaseIds"] =
         json::object{{"SRCROOT", json::object{{"uri", "file://" + uri_escape(root)}}}};

@@ -27,8 +27,10 @@
 #include "results/junit.h"
 #include "results/leak_baseline.h"
 #include "results/leak_gate.h"
+#include "results/memory_gate.h"
 #include "results/sarif.h"
 #include "results/text/human_bytes.h"
+#include "results/text/memory_text.h"
 #include "results/text/terminal_safe.h"
 
 namespace heapleak::cli {
@@ -58,6 +60,12 @@ options:
                              and judge this run against it
   --fail-on-growth FACTOR    fail when a known leak retains more than FACTOR times its
                              baseline bytes (without it, growth past 2x is only reported)
+  --max-rss-growth SIZE      the process's RSS may grow this much from the first dump to
+                             the last (capture manifests of version 2 needed: without
+                             them the budget fails, it cannot be judged)
+  --max-unexplained SIZE     the part of that growth nothing accounts for (not Ruby
+                             objects, free heap slots, malloc or file-backed pages) may be
+                             this much (docs/memory.md)
   --format text|json|sarif|junit   the report (default text; its first line is the verdict)
   --json                           the same as --format json
   --source-root DIR          SARIF: sites under DIR are written relative to it (%SRCROOT%;
@@ -112,6 +120,8 @@ std::string text_report(const LeakClusters& clusters, const GateVerdict& verdict
   if (budget.max_leaked_bytes) out << human_bytes(*budget.max_leaked_bytes) << " retained";
   if (budget.max_leaked_bytes && budget.max_leaked_objects) out << ", ";
   if (budget.max_leaked_objects) out << plural(*budget.max_leaked_objects, "object", "objects");
+  if (budget.max_rss_growth) out << ", RSS growth " << human_bytes(*budget.max_rss_growth);
+  if (budget.max_unexplained) out << ", unexplained " << human_bytes(*budget.max_unexplained);
   out << "; baseline: "
       << (baseline_path.empty()
               ? "none"
@@ -136,6 +146,14 @@ std::string text_report(const LeakClusters& clusters, const GateVerdict& verdict
       if (!site.empty()) out << "      " << site << "\n";
     }
   };
+  if (verdict.memory) {
+    const GateMemory& m = *verdict.memory;
+    out << "memory: RSS " << (m.rss_growth ? text::signed_bytes(*m.rss_growth) : "not recorded");
+    if (m.unexplained) out << ", unexplained " << text::signed_bytes(*m.unexplained);
+    if (m.over_rss) out << " (over --max-rss-growth)";
+    if (m.over_unexplained) out << " (over --max-unexplained)";
+    out << "; " << m.verdict_line << "\n";
+  }
   section("New leaks", false);
   section("Known leaks (in the baseline)", true);
   if (!verdict.fixed.empty()) out << "\nFixed (in the baseline, no longer seen):\n";
@@ -175,6 +193,10 @@ GateBudget budget_options(const Args& args) {
     budget.growth_factor = value;
     budget.fail_on_growth = true;
   }
+  if (auto bytes = args.value("--max-rss-growth"))
+    budget.max_rss_growth = parse_byte_size("--max-rss-growth", *bytes);
+  if (auto bytes = args.value("--max-unexplained"))
+    budget.max_unexplained = parse_byte_size("--max-unexplained", *bytes);
   return budget;
 }
 
@@ -203,7 +225,8 @@ int run_check(const std::vector<std::string>& argv) {
   const Args parsed = parse_args(
       argv, {{"--json", "--help", "-h"},
              {"--max-leaked-bytes", "--max-leaked-objects", "--baseline", "--write-baseline",
-              "--fail-on-growth", "--format", "--source-root", "--output", "-o", "--report"}});
+              "--fail-on-growth", "--max-rss-growth", "--max-unexplained", "--format",
+              "--source-root", "--output", "-o", "--report"}});
   if (parsed.has("--help") || parsed.has("-h")) {
     std::cout << kHelp;
     return kExitOk;
@@ -270,6 +293,8 @@ int run_check(const std::vector<std::string>& argv) {
   const Heap& target = *heaps[1];
   const LeakDiff& diff = evidence.rows->diff;
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+  for (const auto& warning : evidence.warnings)
+    std::cerr << "heapleak: warning: " << warning << "\n";
   if (format == "sarif" && !target.report().traced) {
     // Code scanning can only place a result on a line it has a site for.
     std::cerr << "heapleak: warning: " << target.report().path
@@ -298,6 +323,8 @@ int run_check(const std::vector<std::string>& argv) {
   } else {
     verdict = judge_leaks(clusters, baseline_path.empty() ? nullptr : &baseline, budget);
   }
+
+  judge_memory(evidence.memory->accounting, budget, verdict);
 
   std::string report;
   if (format == "json") {

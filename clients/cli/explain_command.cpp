@@ -78,15 +78,21 @@ int run_explain(const std::vector<std::string>& argv) {
   const engine::ExplainAnswer answer =
       engine::explain(loaded, args.positional, query, reread_with_references(args.positional));
   const auto& json = answer.doc;
-  const auto& diff = answer.outcome.diff;
+  // The answer's warnings: the diff's and the capture manifests'.
+  const auto print_warnings = [](const boost::json::object& doc) {
+    if (const auto* warnings = doc.if_contains("warnings"); warnings && warnings->is_array())
+      for (const auto& warning : warnings->as_array())
+        if (warning.is_string())
+          std::cerr << "heapleak: warning: " << std::string_view(warning.as_string()) << "\n";
+  };
   if (as_jsonl) {
-    for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+    print_warnings(json);
     std::vector<DumpFacts> facts;
     for (const auto& path : args.positional) facts.push_back(dump_facts(path));
     return write_output(args, leak_rows_jsonl(json, facts)) ? kExitOk : kExitCannotWrite;
   }
   if (as_json) {
-    for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
+    print_warnings(json);
     return write_output(args, to_json_text(json)) ? kExitOk : kExitCannotWrite;
   }
   return write_doc(args, text::explain_text(json, {" (--limit 0 shows all)"})) ? kExitOk

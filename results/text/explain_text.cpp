@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "results/text/human_bytes.h"
+#include "results/text/memory_text.h"
 #include "results/text/render.h"
 #include "results/text/wire_fields.h"
 
@@ -85,6 +86,27 @@ std::string path_line(const json::value& row) {
   return text;
 }
 
+// What of the row's bytes is C memory its DATA objects own: as their memsize
+// says, or, where memsize is known to under-count, that it cannot say.
+std::string native_phrase(const json::value& native) {
+  const std::uint64_t objects = num(native, "dataObjects");
+  const std::uint64_t undercounted = num(native, "undercounted");
+  std::string who = counted(objects, "DATA object", "DATA objects");
+  const std::uint64_t named = num(native, "classObjects");
+  who += " (" +
+         (named == objects ? field(native, "class")
+                           : grouped(named) + " " + field(native, "class") + " and others") +
+         ")";
+  if (undercounted == objects)
+    return who + ": memsize under-counts " + (objects == 1 ? "it" : "them") +
+           ", the C memory they hold is not in these bytes (see malloc outside objects above)";
+  std::string text =
+      bytes_of(native, "bytes") + " of its bytes is C memory of " + who + ", as memsize reports it";
+  if (undercounted > 0)
+    text += "; " + grouped(undercounted) + " of them under-count, what they hold is more";
+  return text;
+}
+
 void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const RenderOptions& options) {
   row_head(add(doc.line(), std::to_string(rank) + ". "), row);
   if (const json::value* holder = member(row, "holder"); holder && holder->is_object()) {
@@ -110,6 +132,8 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
                field(*reach, "root") + ")");
     }
   }
+  if (const json::value* native = member(row, "native"); native && native->is_object())
+    doc.line("   native: " + native_phrase(*native));
   // The block or proc that holds the row's objects, named from its iseq.
   if (std::string block = field(row, "block"); !block.empty()) doc.line("   block:  " + block);
   if (std::string path = path_line(row); !path.empty()) doc.line("   path:   " + path);
@@ -143,6 +167,11 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
 
 Doc explain_text(const json::value& explain, const RenderOptions& options) {
   Doc doc;
+  // Where the memory went first: the question before which object leaks.
+  if (const json::value* memory = member(explain, "memory"); memory && memory->is_object()) {
+    add_memory_block(doc, *memory);
+    doc.line();
+  }
   const json::value* total = member(explain, "total");
   const std::uint64_t leak_count = num(explain, "leakCount");
   const std::uint64_t noise_count = num(explain, "noiseCount");

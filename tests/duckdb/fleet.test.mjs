@@ -40,12 +40,27 @@ const show = (value) => JSON.stringify(value, (_, x) => (typeof x === "bigint" ?
 
 const iso = (seconds) => new Date(seconds * 1000).toISOString().replace(".000Z", ".000000Z");
 
+// Workers from BLOATED on record their memory (manifest version 2) and bloat:
+// RSS 100 -> 250 -> 400 MiB, malloc holding 295 MiB more freed memory
+// (fragmentation); the others have version 1 manifests (no memory figures).
+const BLOATED = 15;
+const MiB = 1024 * 1024;
+function memory(n) {
+  const rss = [100, 250, 400][n] * MiB;
+  return {
+    rss: { source: "smaps_rollup", rss, pss: rss, anonymous: rss - 10 * MiB, swap: 0, file: 10 * MiB },
+    ruby_heap: { slot_size: 40, pages_from: "mmap", free_slot_bytes: 40000 },
+    malloc: { allocator: "glibc", source: "mallinfo2", in_use: 50 * MiB, free_held: [5, 150, 300][n] * MiB },
+  };
+}
+
 // A manifest as Heapleak::Capture::Manifest.build writes it.
 function manifest(w, n, dump, bytes) {
   const at = T0 + w * 7 + n * INTERVAL;
   return {
     format: "heapleak-capture-manifest",
-    version: 1,
+    version: w >= BLOATED ? 2 : 1,
+    ...(w >= BLOATED ? { memory: memory(n) } : {}),
     dump,
     name: dump.replace(/\.json$/, ""),
     series: { index: n, of: 3 },
@@ -145,6 +160,26 @@ test("fleet: the leaks that grow in most workers, in DuckDB", async () => {
       assert.ok(Math.abs(Number(r.median_growth_per_hour) - perHour) < 1e-6 * perHour, show(r));
       assert.ok(Number(r.retained) > 0);
     }
+    // One memory line per series; the bloated workers first, by RSS growth,
+    // the others with none recorded.
+    const memoryDb = await open();
+    const bloat = await memoryDb.query(docQuery("-- Which processes bloat").replaceAll("'fleet.jsonl'", `'${table}'`));
+    memoryDb.close();
+    assert.equal(bloat.length, WORKERS, show(bloat));
+    const pidOf = (r) => Number(r.series.split("/")[1]) - 4000;
+    assert.deepEqual(bloat.slice(0, WORKERS - BLOATED).map(pidOf).sort((a, b) => a - b), [15, 16, 17, 18, 19], show(bloat));
+    for (const r of bloat.slice(0, WORKERS - BLOATED)) {
+      assert.equal(r.memory_verdict, "fragmentation", show(r));
+      assert.equal(Number(r.rss_growth), 300 * MiB);
+      assert.equal(Number(r.malloc_free_held_growth), 295 * MiB);
+    }
+    for (const r of bloat.slice(WORKERS - BLOATED)) {
+      assert.equal(r.memory_verdict, "notEnoughFigures", show(r));
+      assert.equal(r.rss_growth, null);
+    }
+    // Every leak row carries its process's verdict too.
+    assert.ok(rows.filter((row) => row.kind === "leak" && pidOf(row) >= BLOATED).every((row) => row.memory_verdict === "fragmentation"));
+
     // The signature is explain's: the same in every worker it grows in.
     const x = rows.filter((row) => row.reach === "CacheX");
     assert.equal(new Set(x.map((row) => row.signature)).size, 1);

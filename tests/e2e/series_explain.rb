@@ -76,7 +76,13 @@ E2E.check(text.out.include?('growth over 5 dumps'), 'the header says over how ma
 
 # The table for DuckDB (docs/fleet.md) carries the count in every dump.
 jsonl = E2E.run('explain', *dumps, '--format', 'jsonl')
-first = jsonl.code.zero? && JSON.parse(jsonl.out.lines.first.to_s) rescue nil
-E2E.check(first && first['growth'] == [100, 400, 700, 1000, 1300] && first['dumps'].size == 5,
+lines = (jsonl.code.zero? && jsonl.out.lines.map { |line| JSON.parse(line) }) rescue nil
+# The series' memory line first (no manifests: not recorded), then the rows.
+memory, first = lines && lines.first(2)
+E2E.check(memory && memory['kind'] == 'memory' && memory['memory_verdict'] == 'notEnoughFigures' &&
+          memory['rss_growth'].nil? && memory['dumps'].size == 5,
+          'explain --format jsonl: the memory line of the series first', jsonl.out[0, 400])
+E2E.check(first && first['kind'] == 'leak' && first['growth'] == [100, 400, 700, 1000, 1300] &&
+          first['dumps'].size == 5 && first['memory_verdict'] == 'notEnoughFigures',
           'explain --format jsonl: the first row has a count per dump', jsonl.out[0, 400])
 E2E.finish

@@ -9,16 +9,18 @@
 #                        but held bytes are the growth; under MALLOC_ARENA_MAX=2
 #                        the same program grows visibly less
 #   zlib_streams         malloc in use grows far beyond the objects' bytes
-# With the probe, core's accounting of the series (memory_accounting) must
-# give the program's verdict.
-# usage: ruby tests/memory/memory_series_test.rb PROGRAM [PROBE]
+# With heapleak, `heapleak explain A B C --json`'s `memory` (the accounting
+# every surface shows) must give the program's verdict: a leak whose rows
+# add up to most of the Ruby objects' growth, fragmentation, native memory
+# naming the row that holds the Zlib streams. Its text block is printed.
+# usage: ruby tests/memory/memory_series_test.rb PROGRAM [HEAPLEAK]
 require "json"
 require "rbconfig"
 require "tmpdir"
 require "fileutils"
 
 PROGRAM = ARGV.fetch(0)
-PROBE = ARGV[1] # build/.../memory_accounting_probe: core's accounting checked too
+HEAPLEAK = ARGV[1] # build/.../heapleak: explain's accounting checked too
 MiB = 1024.0 * 1024
 
 def fail!(message)
@@ -32,8 +34,8 @@ def check(condition, message)
 end
 
 # The program's series in a fresh folder, MALLOC_ARENA_MAX as given (nil:
-# glibc's default): the manifests of A and C, and core's accounting of the
-# series (PROBE's JSON; nil without a probe).
+# glibc's default): the manifests of A and C, and explain's answer on the
+# series (its JSON; nil without heapleak).
 def capture(env = {})
   dir = Dir.mktmpdir("heapleak-memory")
   File.chmod(0o700, dir)
@@ -42,14 +44,21 @@ def capture(env = {})
   ok = system(env, RbConfig.ruby, File.join(__dir__, "series_program.rb"), PROGRAM, out)
   fail!("series_program.rb failed") unless ok
   manifests = %w[A C].map { |name| JSON.parse(File.read(File.join(out, "#{name}.manifest.json"))) }
-  [manifests, PROBE && account(out)]
+  [manifests, HEAPLEAK && explain(out)]
 ensure
   FileUtils.rm_rf(dir) if dir
 end
 
-def account(out)
-  text = IO.popen([PROBE, *%w[A B C].map { |name| File.join(out, "#{name}.json.gz") }], &:read)
-  fail!("memory_accounting_probe failed") unless $?.success?
+# explain --json on the series, and its text's memory block printed (the
+# lines before the leak rows): what a user reads.
+def explain(out)
+  dumps = %w[A B C].map { |name| File.join(out, "#{name}.json.gz") }
+  env = { "HEAPLEAK_NO_CACHE" => "1" }
+  text = IO.popen(env, [HEAPLEAK, "explain", *dumps, "--json"], &:read)
+  fail!("heapleak explain --json failed") unless $?.success?
+  block = IO.popen(env, [HEAPLEAK, "explain", *dumps], &:read)
+  fail!("heapleak explain failed") unless $?.success?
+  puts block.split("\n\n").first
   JSON.parse(text)
 end
 
@@ -74,23 +83,38 @@ def show(label, g)
               mb[g[:free_slots]], mb[g[:in_use]], mb[g[:free_held]], g[:allocator], g[:seconds] * 1000)
 end
 
-# Core's verdict on the series, and its parts, printed.
-def verdict(accounting, expected)
-  return unless accounting
+# explain's verdict on the series (its `memory`), and what the program's
+# verdict must show beside it: the leak rows' share of the Ruby objects'
+# growth, the row holding the Zlib streams.
+def verdict(answer, expected)
+  return unless answer
 
-  mb = ->(bytes) { bytes.nil? ? "-" : format("%+.1f MiB", bytes / MiB) }
-  puts "accounting: #{accounting['line']}; RSS #{mb[accounting['rss_growth']]}: Ruby objects " \
-       "#{mb[accounting['ruby_objects']]}, free heap slots #{mb[accounting['free_heap_slots']]}, malloc in use " \
-       "outside objects #{mb[accounting['malloc_outside_objects']]}, malloc free but held " \
-       "#{mb[accounting['malloc_free_held']]}, file-backed #{mb[accounting['file_backed']]}, unexplained " \
-       "#{mb[accounting['unexplained']]}#{accounting['notes'].map { |n| "; #{n}" }.join}"
-  check(accounting["verdict"] == expected, "core's accounting says #{expected} (#{accounting['verdict']})")
+  memory = answer.fetch("memory")
+  check(memory["verdict"] == expected, "explain's accounting says #{expected} (#{memory['verdict']})")
+  case expected
+  when "rubyHeap"
+    rows = memory.fetch("leakRows")
+    # The rows are objects new from A to B: a part of that span's growth.
+    check(rows["bytes"] > 0.6 * rows["rubyObjects"],
+          "the leak rows add up to most of the Ruby objects' growth from A to B " \
+          "(#{(rows['bytes'] / MiB).round(1)} of #{(rows['rubyObjects'] / MiB).round(1)} MiB)")
+  when "nativeMemory"
+    held = memory.fetch("nativeRows").first
+    check(held && held["class"] == "Zlib::Deflate" && held["classObjects"] >= 100,
+          "the native rows start with the one holding the Zlib::Deflate streams (#{held.inspect})")
+    row = answer.fetch("leaks")[held["rank"] - 1]
+    check(row["key"] == held["key"] && row.dig("native", "class") == "Zlib::Deflate",
+          "that row is explain's row #{held['rank']}, #{row['key']}, its native member naming them")
+    check(memory["verdictText"].include?("row #{held['rank']} (#{held['key']}: ") &&
+          memory["verdictText"].include?("Zlib::Deflate)"),
+          "the verdict names that row: #{memory['verdictText']}")
+  end
 end
 
-manifests, accounting = capture
+manifests, answer = capture
 g = growth(manifests)
 show(PROGRAM, g)
-verdict(accounting, { "ruby_heap_leak" => "rubyHeap", "arena_fragmentation" => "fragmentation",
+verdict(answer, { "ruby_heap_leak" => "rubyHeap", "arena_fragmentation" => "fragmentation",
                       "zlib_streams" => "nativeMemory" }.fetch(PROGRAM, "?"))
 case PROGRAM
 when "ruby_heap_leak"
@@ -106,10 +130,10 @@ when "arena_fragmentation"
   check(g[:in_use] < 0.05 * g[:rss], "nor malloc's bytes in use (#{(g[:in_use] / MiB).round(1)} MiB)")
   check(g[:free_held] > 0.7 * g[:rss], "malloc's free-but-held bytes are the growth " \
                                        "(#{(100.0 * g[:free_held] / g[:rss]).round}%)")
-  capped_manifests, capped_accounting = capture("MALLOC_ARENA_MAX" => "2")
+  capped_manifests, capped_answer = capture("MALLOC_ARENA_MAX" => "2")
   capped = growth(capped_manifests)
   show("#{PROGRAM} under MALLOC_ARENA_MAX=2", capped)
-  verdict(capped_accounting, "fragmentation")
+  verdict(capped_answer, "fragmentation")
   # Measured 0.37-0.57 of the default's growth on 2 cores (16 arenas for
   # 16 threads); more cores give the default more arenas, not fewer.
   check(capped[:rss] < 0.8 * g[:rss] && g[:rss] - capped[:rss] > 50 * MiB,

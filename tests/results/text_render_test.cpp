@@ -364,3 +364,71 @@ TEST_CASE("edge pages: a row an object, which of how many, the next page", "[ren
   CHECK(plain(edge_page_text(wire(R"({"address":"0x9","total":0,"offset":0,"items":[]})"),
                              "referrers")) == "0 of 0 referrers of 0x9\n");
 }
+
+// The memory block (results/text/memory_text.h), numbers worked by hand:
+// RSS 400 MiB -> 680 MiB is +280 MiB; the parts sum to it (41 + 6 + 20 +
+// 190 + 3 + 20); 12,582,912 B is 12.0 MiB; -314,573 B is -307.2 KiB.
+TEST_CASE("explain: the memory block comes first, parts and verdict in a line each", "[render]") {
+  const auto explain = wire(R"J({"leaks":[],"noise":[],"leakCount":0,"noiseCount":0,
+    "total":{"count":0,"memsize":0},"files":{"baseline":"A.json.gz","target":"B.json.gz","later":"C.json.gz"},
+    "memory":{"from":"A","to":"C","rss":[419430400,524288000,713031680],"rssGrowth":293601280,
+      "objectsGrowth":120000,
+      "parts":[{"name":"rubyObjects","label":"Ruby objects","bytes":42991616},
+               {"name":"freeHeapSlots","label":"free heap slots","bytes":6291456},
+               {"name":"mallocOutsideObjects","label":"malloc in use outside objects","bytes":20971520},
+               {"name":"mallocFreeHeld","label":"malloc free but held","bytes":199229440},
+               {"name":"fileBacked","label":"file-backed","bytes":-314573},
+               {"name":"unexplained","label":"unexplained","bytes":24432837}],
+      "leakRows":{"bytes":39845888,"from":"A","to":"B","rubyObjects":41943040},
+      "nativeRows":[{"rank":2,"key":"Array in Registry","class":"Zlib::Deflate","classObjects":300,
+                     "dataObjects":300,"bytes":12582912,"undercounted":300}],
+      "verdict":"fragmentation","verdictText":"bloat, not a leak (68% of the RSS growth from A to C)",
+      "tryNext":["MALLOC_ARENA_MAX=2"],"notes":["a note"],"doc":"docs/memory.md"}})J");
+  const std::string text = plain(explain_text(explain));
+  CHECK(text.rfind(
+            "Memory: RSS 400.0 MiB -> 680.0 MiB (+280.0 MiB, A to C): Ruby objects +41.0 MiB "
+            "(leak rows 38.0 MiB of +40.0 MiB A to B), free heap slots +6.0 MiB, malloc in use "
+            "outside objects +20.0 MiB (native memory: leak rows hold 300 Zlib::Deflate, 12.0 MiB "
+            "in their memsize, which under-counts them all: what they malloc is not in it), "
+            "malloc free but held +190.0 MiB (fragmentation), file-backed -307.2 KiB, "
+            "unexplained +23.3 MiB\n"
+            "   verdict: bloat, not a leak (68% of the RSS growth from A to C)\n"
+            "   try: MALLOC_ARENA_MAX=2 (docs/memory.md)\n"
+            "   note: a note\n"
+            "\n"
+            "Leaks by bytes retained (",
+            0) == 0);
+}
+
+TEST_CASE("explain: without RSS the block says so and gives the heap's own growth", "[render]") {
+  const auto explain = wire(R"({"leaks":[],"noise":[],"leakCount":0,"noiseCount":0,
+    "memory":{"from":"A","to":"C","rss":null,"rssGrowth":null,"objectsGrowth":-1500,
+      "parts":[{"name":"rubyObjects","label":"Ruby objects","bytes":81920},
+               {"name":"unexplained","label":"unexplained","bytes":null}],
+      "leakRows":{"bytes":2048,"from":"A","to":"B","rubyObjects":2969},"nativeRows":[],
+      "verdict":"notEnoughFigures","verdictText":"RSS was not recorded","tryNext":[],"notes":[],
+      "doc":"docs/memory.md"}})");
+  const std::string text = plain(explain_text(explain));
+  // 2,969 B is 2.9 KiB: the leak rows in the same parenthesis as the count.
+  CHECK(text.rfind("Memory: RSS not recorded (A to C): Ruby objects +80.0 KiB (-1,500 objects; "
+                   "leak rows 2.0 KiB of +2.9 KiB A to B)\n"
+                   "   verdict: RSS was not recorded\n"
+                   "   the numbers: docs/memory.md\n\n",
+                   0) == 0);
+}
+
+TEST_CASE("explain: a row of DATA objects says what of its bytes is native", "[render]") {
+  const auto explain = wire(R"({"leaks":[
+      {"key":"Array in Registry","count":300,"memsize":45600,"retained":45600,
+       "native":{"dataObjects":300,"bytes":33600,"undercounted":300,"class":"Zlib::Deflate","classObjects":300}},
+      {"key":"Hash in Pool","count":10,"memsize":2400,"retained":2400,
+       "native":{"dataObjects":4,"bytes":1600,"undercounted":1,"class":"Foo::Conn","classObjects":4}}],
+    "noise":[],"leakCount":2,"noiseCount":0})");
+  const std::string text = plain(explain_text(explain));
+  CHECK(has(text,
+            "   native: 300 DATA objects (Zlib::Deflate): memsize under-counts them, the C "
+            "memory they hold is not in these bytes (see malloc outside objects above)\n"));
+  CHECK(has(text,
+            "   native: 1.6 KiB of its bytes is C memory of 4 DATA objects (Foo::Conn), as "
+            "memsize reports it; 1 of them under-count, what they hold is more\n"));
+}

@@ -5,6 +5,7 @@
 // describes tree items as plain data and fetches through narrow interfaces,
 // so it runs without VS Code.
 
+import { isMemory, memoryLine } from './memory';
 import {
   ExplainResult,
   HeapSummary,
@@ -303,7 +304,11 @@ export class TreeModel {
           label: 'No leak found',
           tooltip: 'Nothing new in the target is still held in the later heap, or all of it is probably not a leak (below).',
         });
-      return [summary, ...leaks];
+      // Where the memory went, first: the question before which object leaks.
+      const memory: TreeNode[] = isMemory(explain.memory)
+        ? [{ kind: 'info', id: `${node.id}/memory`, ...memoryLine(explain.memory) }]
+        : [];
+      return [...memory, summary, ...leaks];
     }
     const groups: TreeNode[] = diff.result.groups.map((group) => ({
       kind: 'group',

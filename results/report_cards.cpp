@@ -3,6 +3,7 @@
 #include <boost/json/array.hpp>
 #include <string>
 
+#include "results/text/memory_text.h"
 #include "results/text/render.h"
 
 namespace heapleak::results {
@@ -31,7 +32,21 @@ bool starts_noise(const text::Line& line) {
 }  // namespace
 
 json::object report_cards(const json::value& explain) {
-  const text::Doc doc = text::explain_text(explain, {" (--limit 0 shows all)"});
+  // The memory block (explain_text's first lines) is a part of the page's
+  // own: the cards are cut from the rest, whose first line is the leaks' head.
+  json::array memory;
+  json::value rows = explain;
+  if (rows.is_object()) {
+    if (const json::value* block = rows.as_object().if_contains("memory")) {
+      text::Doc memory_doc;
+      text::add_memory_block(memory_doc, *block);
+      for (const auto& part : memory_doc.blocks)
+        if (const auto* line = std::get_if<text::Line>(&part); line && !line_text(*line).empty())
+          memory.emplace_back(line_text(*line));
+    }
+    rows.as_object().erase("memory");
+  }
+  const text::Doc doc = text::explain_text(rows, {" (--limit 0 shows all)"});
   json::array leaks;
   json::array noise;
   json::array more;
@@ -64,6 +79,7 @@ json::object report_cards(const json::value& explain) {
   json::array warnings;
   for (const std::string& warning : doc.warnings) warnings.emplace_back(warning);
   return {{"head", head},
+          {"memory", std::move(memory)},
           {"leaks", std::move(leaks)},
           {"noise", std::move(noise)},
           {"more", std::move(more)},

@@ -10,8 +10,9 @@
 
 namespace heapleak::results {
 
-// {head, leaks: [[line, ...], ...], noise: [[line, ...], ...], more: [line, ...],
-//  warnings: [...]}; leaks[k] is the k-th row of explain's `leaks`.
+// {head, memory: [line, ...], leaks: [[line, ...], ...], noise: [[line, ...], ...],
+//  more: [line, ...], warnings: [...]}; leaks[k] is the k-th row of explain's
+// `leaks`; `memory` is explain's memory block (results/text/memory_text.h).
 boost::json::object report_cards(const boost::json::value& explain);
 
 }  // namespace heapleak::results

@@ -95,6 +95,14 @@
       });
       head.append(table);
     }
+    // Where the memory went (explain's memory block, in its words): first
+    // line the growth in parts, then the verdict and what to try.
+    if ((cards.memory || []).length) {
+      const box = el('section', { class: 'memory', id: 'memory' });
+      box.append(el('h2', {}, 'Where the memory went'));
+      for (const line of cards.memory) box.append(el('p', {}, line.trim()));
+      head.append(box);
+    }
     const warnings = [...(cards.warnings || [])];
     const target = dumps.length > 3 ? dumps[dumps.length - 2] : dumps[1];
     if (target && !target.traced)

@@ -165,6 +165,14 @@ async function check(page) {
     assert.ok(card.growthDots >= 2, `card ${k + 1} charts its growth`);
   });
   assert.equal(dom.headline, data.cards.head);
+  assert.ok(/^Leaks by /.test(dom.headline), `the headline is the leaks' head: ${dom.headline}`);
+  // Where the memory went: explain's memory block, in its words, above the rows.
+  if (explain.memory) {
+    const memory = await tab.evaluate(() => [...document.querySelectorAll('#memory p')].map((p) => p.textContent));
+    assert.ok(data.cards.memory.length >= 2, 'the memory block has its lines');
+    assert.deepEqual(memory, data.cards.memory.map((line) => line.trim()), 'the page shows the memory block');
+    assert.ok(/^Memory: /.test(memory[0]), `the block opens with the memory line: ${memory[0]}`);
+  }
   assert.equal(dom.treemapRows, leaks.length, 'a treemap block per leak row');
   if (name === 'report-series-100') {
     // The series: 100 rows, each charted over the four dumps.

@@ -64,7 +64,10 @@ constexpr const char* kTools = R"json([
    "noise":{"type":"array","items":{"type":"object","required":["key","reason","why"]}},
    "leakCount":{"type":"integer"},"noiseCount":{"type":"integer"},
    "total":{"type":"object","properties":{"count":{"type":"integer"},"memsize":{"type":"integer"}}},
-   "rule":{"type":"string"},"compacted":{"type":"boolean"},"warnings":{"type":"array","items":{"type":"string"}},"target":{"type":"string"},"offset":{"type":"integer"},"nextOffset":"@NEXT"}},
+   "rule":{"type":"string"},"compacted":{"type":"boolean"},"warnings":{"type":"array","items":{"type":"string"}},"target":{"type":"string"},"offset":{"type":"integer"},"nextOffset":"@NEXT",
+   "memory":{"type":"object","description":"Where the process's memory went from the first dump to the last (docs/memory.md): RSS growth split into Ruby objects, free heap slots, malloc outside objects, malloc free but held, file-backed, unexplained, with a verdict (rubyHeap, nativeMemory, fragmentation, ...) and what to try. RSS figures need the capture gem's version 2 manifests.","properties":{
+     "verdict":{"type":"string"},"verdictText":{"type":"string"},"rssGrowth":{"type":["integer","null"]},
+     "parts":{"type":"array","items":{"type":"object"}},"tryNext":{"type":"array","items":{"type":"string"}},"notes":{"type":"array","items":{"type":"string"}}}}}},
  "annotations":{"readOnlyHint":true,"openWorldHint":false}},
 
 {"name":"leak_stats","title":"Leaked objects by class, site or generation",

@@ -33,13 +33,7 @@ CheckEvidence check_evidence(std::span<const Heap* const> heaps, const ReadWithR
     evidence.problems.push_back({series_problem_name(finding.problem), "", finding.message});
   }
   if (!evidence.problems.empty()) return evidence;
-  ExplainInput rows;
-  rows.dumps = dumps;
-  rows.group_by = GroupBy::kClass;
-  rows.diff = std::move(judged.diff);
-  rows.skipped = {"series check", "untraced warning"};  // done above, with their warnings
-  evidence.rows = explain_leaks(std::move(rows));
-  evidence.rows->series = std::move(judged.series);
+  evidence.rows = rows_of(std::move(judged), dumps, GroupBy::kClass);
   evidence.memory = memory_evidence(dumps, evidence.rows->rows, evidence.warnings);
   return evidence;
 }

@@ -33,20 +33,25 @@ ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
   return judged;
 }
 
+ExplainOutcome rows_of(ExplainOutcome judged, const std::vector<const Heap*>& dumps,
+                       GroupBy group_by) {
+  ExplainInput input;
+  input.dumps = dumps;
+  input.group_by = group_by;
+  input.diff = std::move(judged.diff);
+  input.skipped = {"series check", "untraced warning"};  // judged, with their warnings
+  ExplainOutcome out = explain_leaks(std::move(input));
+  out.series = std::move(judged.series);
+  return out;
+}
+
 ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
                       const ExplainQuery& query, const ReadWithReferences& reread) {
   ExplainAnswer answer;
   std::vector<const Heap*> dumps(heaps.begin(), heaps.end());
   std::shared_ptr<const Heap> kept;
   // The diff and the series check, then the rows of that diff.
-  ExplainOutcome judged = judge_dumps(dumps, query.group_by, reread, kept);
-  ExplainInput input;
-  input.dumps = dumps;
-  input.group_by = query.group_by;
-  input.diff = std::move(judged.diff);
-  input.skipped = {"series check", "untraced warning"};  // done above, with their warnings
-  answer.outcome = explain_leaks(std::move(input));
-  answer.outcome.series = std::move(judged.series);
+  answer.outcome = rows_of(judge_dumps(dumps, query.group_by, reread, kept), dumps, query.group_by);
   const Heap& target = *dumps[diff_roles(dumps.size()).target];
   const ExplainOutcome& outcome = answer.outcome;
   answer.doc = results::leak_clusters_json(target, outcome.diff, outcome.rows,

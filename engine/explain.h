@@ -39,6 +39,11 @@ struct ExplainQuery {
 ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
                            const ReadWithReferences& reread, std::shared_ptr<const Heap>& kept);
 
+// The rows of a judged diff: explain_leaks' row passes on judge_dumps'
+// `dumps` and diff, its series check (and its warnings) kept as judged.
+ExplainOutcome rows_of(ExplainOutcome judged, const std::vector<const Heap*>& dumps,
+                       GroupBy group_by);
+
 struct ExplainAnswer {
   ExplainOutcome outcome;  // the diff, the series check, the rows
   // Where the series' memory went (engine/memory_evidence.h): the doc's `memory`.

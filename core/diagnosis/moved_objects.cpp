@@ -119,6 +119,19 @@ class MoveMatcher {
       if (in_later_[i] != kNoObject) taken_[in_later_[i]] = 1;
   }
 
+  // B's old objects gone from their address whose content appeared at an
+  // address new in C: moved, not died.
+  std::uint64_t old_found_elsewhere(const std::vector<ObjectIndex>& in_baseline) const {
+    std::unordered_set<std::uint64_t> appeared;
+    for (ObjectIndex j = 0; j < c_.size(); ++j)
+      if (!taken_[j] && is_live(c_.type(j))) appeared.insert(content(c_, j));
+    std::uint64_t found = 0;
+    for (ObjectIndex i = 0; i < b_.size(); ++i)
+      if (vanished_here(i) && in_baseline[i] != kNoObject)
+        found += appeared.contains(content(b_, i));
+    return found;
+  }
+
   // `news_only`: only B's new objects are looked for (without C's
   // references, old ones are of no use); `key`: content or held content.
   void match_unique(bool news_only, const std::vector<ObjectIndex>& in_baseline,
@@ -258,21 +271,11 @@ MovedObjects find_moved_objects(const Heap& target, const Heap& later,
 
   // Moved, not died: most vanished old objects are found again elsewhere,
   // by their content alone (the same verdict with or without C's references).
-  {
-    std::vector<char> taken(later.size(), 0);
-    for (ObjectIndex i = 0; i < target.size(); ++i)
-      if (in_later[i] != kNoObject) taken[in_later[i]] = 1;
-    std::unordered_map<std::uint64_t, char> appeared;
-    for (ObjectIndex j = 0; j < later.size(); ++j)
-      if (!taken[j] && is_live(later.type(j))) appeared[content(later, j)] = 1;
-    for (ObjectIndex i = 0; i < target.size(); ++i)
-      if (is_live(target.type(i)) && in_later[i] == kNoObject && in_baseline[i] != kNoObject)
-        out.old_reappeared += appeared.contains(content(target, i));
-  }
+  MoveMatcher matcher(target, later, in_later);
+  out.old_reappeared = matcher.old_found_elsewhere(in_baseline);
   if (2 * out.old_reappeared < out.old_vanished) return out;
   out.moved = true;
 
-  MoveMatcher matcher(target, later, in_later);
   out.later_references = later.has_edges() && target.has_edges();
   if (out.later_references) {
     // Held content names more objects one of a kind; content then finds

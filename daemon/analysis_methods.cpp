@@ -31,8 +31,7 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params,
   }
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
-  std::vector<const Heap*> dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
-  if (heaps.later) dumps.push_back(heaps.later->heap.get());
+  const std::vector<const Heap*> dumps = diff_dumps(heaps);
   json::object out = engine::stats(dumps, diff_paths(heaps), options, params.limit.value_or(0),
                                    reread_diff_heap(ctx, heaps, request))
                          .doc;

@@ -72,6 +72,8 @@ HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& he
 // loaded as loadHeap would, and kept by the store like any other heap.
 engine::ReadWithReferences reread_diff_heap(DaemonContext& ctx, const DiffHeaps& heaps,
                                             const protocol::RequestContext& request);
+// The diff's heaps as engine/ takes them: D1..DN of a series, else A B [C].
+std::vector<const Heap*> diff_dumps(const DiffHeaps& heaps);
 // The diff's files, for its answer's `files` (engine/ names them by the rule
 // of results/dump_files.h): D1..DN of a series, else A B [C].
 std::vector<std::string> diff_paths(const DiffHeaps& heaps);

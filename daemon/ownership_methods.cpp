@@ -60,16 +60,9 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
     engine::analyse_target(*target.heap);
   };
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request, analyse);
-  const Heap& heap = require_edges(heaps.target);
+  require_edges(heaps.target);  // B of a diff always has them; said plainly if not
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
-  std::vector<const Heap*> dumps;
-  std::vector<std::string> paths;
-  if (heaps.series.size() > 3) {
-    for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
-  } else {
-    dumps = {heaps.baseline.heap.get(), &heap};
-    if (heaps.later) dumps.push_back(heaps.later->heap.get());
-  }
+  const std::vector<const Heap*> dumps = diff_dumps(heaps);
   engine::ExplainQuery query;
   query.group_by = options.group_by;
   query.limit = params.limit.value_or(engine::kExplainRows);

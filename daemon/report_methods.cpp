@@ -35,13 +35,7 @@ json::value run_report(DaemonContext& ctx, const StatsParams& params,
         protocol::domain_error("invalidArgument", "heap loaded without references"));
   }
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
-  std::vector<const Heap*> dumps;
-  if (heaps.series.size() > 3) {
-    for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
-  } else {
-    dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
-    if (heaps.later) dumps.push_back(heaps.later->heap.get());
-  }
+  const std::vector<const Heap*> dumps = diff_dumps(heaps);
   engine::ReportQuery query;
   query.explain.group_by = options.group_by;
   query.explain.limit = params.limit.value_or(engine::kExplainRows);

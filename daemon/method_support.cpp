@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "daemon/analysis_admission.h"
 #include "daemon/path_heaps.h"
 #include "engine/load_plan.h"
 
@@ -87,6 +88,20 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   heaps.target = entries[roles.target];
   if (roles.later) heaps.later = entries[*roles.later];
   if (!params.heaps.empty()) heaps.series = std::move(entries);
+  return heaps;
+}
+
+DiffHeaps require_analysed_diff_heaps(DaemonContext& ctx, const StatsParams& params,
+                                      const protocol::RequestContext& request) {
+  const auto analyse = [&ctx](const HeapEntry& target) {
+    const AnalysisAdmission admitted(ctx, target, kDominatorsAnalysis | kRootPathsAnalysis);
+    engine::analyse_target(*target.heap);
+  };
+  DiffHeaps heaps = require_diff_heaps(ctx, params, request, analyse);
+  if (!heaps.target.heap->has_edges()) {
+    throw protocol::RpcException(
+        protocol::domain_error("invalidArgument", "heap loaded without references"));
+  }
   return heaps;
 }
 

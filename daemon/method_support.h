@@ -62,6 +62,12 @@ struct DiffHeaps {
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
                              const protocol::RequestContext& request,
                              const std::function<void(const HeapEntry&)>& after_target = {});
+// explain's and report's diff: require_diff_heaps with B's dominator tree
+// and root paths computed as soon as it is loaded (engine/load_plan.h),
+// while A and C still load; -32803 invalidArgument should B have no
+// references (a diff always loads it with them).
+DiffHeaps require_analysed_diff_heaps(DaemonContext& ctx, const StatsParams& params,
+                                      const protocol::RequestContext& request);
 // require_heap, for a method that needs the heap's references: a heap loaded
 // identity-only (a diff's A or C) is loaded again from its file with them;
 // -32803 invalidArgument when it has no file to read.

@@ -28,15 +28,6 @@ using protocol::RequestContext;
 
 namespace {
 
-// B of a diff always has references (require_diff_heaps loads it so).
-const Heap& require_edges(const HeapEntry& entry) {
-  if (!entry.heap->has_edges()) {
-    throw protocol::RpcException(
-        protocol::domain_error("invalidArgument", "heap loaded without references"));
-  }
-  return *entry.heap;
-}
-
 json::value run_owner(DaemonContext& ctx, const RootParams& params, const RequestContext& request) {
   const HeapEntry entry = require_heap_with_references(ctx, params.heap, request);
   const Heap& heap = *entry.heap;
@@ -53,14 +44,7 @@ json::value run_owner(DaemonContext& ctx, const RootParams& params, const Reques
 json::value run_explain(DaemonContext& ctx, const StatsParams& params,
                         const RequestContext& request) {
   const LeakDiffOptions options = require_diff_options(params);
-  // B's dominator tree and root paths are computed as soon as it is loaded,
-  // while A and C still load (engine/load_plan.h).
-  const auto analyse = [&ctx](const HeapEntry& target) {
-    const AnalysisAdmission admitted(ctx, target, kDominatorsAnalysis | kRootPathsAnalysis);
-    engine::analyse_target(*target.heap);
-  };
-  const DiffHeaps heaps = require_diff_heaps(ctx, params, request, analyse);
-  require_edges(heaps.target);  // B of a diff always has them; said plainly if not
+  const DiffHeaps heaps = require_analysed_diff_heaps(ctx, params, request);
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
   const std::vector<const Heap*> dumps = diff_dumps(heaps);
   engine::ExplainQuery query;

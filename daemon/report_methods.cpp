@@ -24,16 +24,7 @@ namespace {
 json::value run_report(DaemonContext& ctx, const StatsParams& params,
                        const RequestContext& request) {
   const LeakDiffOptions options = require_diff_options(params);
-  // As explain: B's dominator tree and root paths as soon as it is loaded.
-  const auto analyse = [&ctx](const HeapEntry& target) {
-    const AnalysisAdmission admitted(ctx, target, kDominatorsAnalysis | kRootPathsAnalysis);
-    engine::analyse_target(*target.heap);
-  };
-  const DiffHeaps heaps = require_diff_heaps(ctx, params, request, analyse);
-  if (!heaps.target.heap->has_edges()) {
-    throw protocol::RpcException(
-        protocol::domain_error("invalidArgument", "heap loaded without references"));
-  }
+  const DiffHeaps heaps = require_analysed_diff_heaps(ctx, params, request);  // as explain's
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
   const std::vector<const Heap*> dumps = diff_dumps(heaps);
   engine::ReportQuery query;

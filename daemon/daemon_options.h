@@ -1,6 +1,7 @@
 // heapleakd's command line: how it listens, logs, and what it may use.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,8 +22,11 @@ struct DaemonOptions {
   bool sync = false;                  // everything on one thread (tests)
   std::uint64_t max_memory = 0;       // bytes; 0: no budget
   unsigned idle_timeout_seconds = 0;  // socket mode: exit when idle this long
-  bool cache = true;                  // reopen dumps from their cache images (core/heap_cache.h)
-  std::string cache_dir;              // empty: default_cache_dir()
+  // How often the idle timeout is checked. Not a flag: tests shorten it so
+  // that a stop often lands as the check fires (socket_server_test.cpp).
+  std::chrono::microseconds idle_check_interval = std::chrono::seconds(1);
+  bool cache = true;      // reopen dumps from their cache images (core/heap_cache.h)
+  std::string cache_dir;  // empty: default_cache_dir()
   std::uint64_t cache_max_bytes = std::uint64_t{10} << 30;
 };
 

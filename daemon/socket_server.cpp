@@ -267,6 +267,7 @@ struct SocketServer::Impl {
       const auto now = std::chrono::steady_clock::now();
       {
         std::lock_guard lock(mutex);
+        if (stopping) return;  // see watch_idle
         for (const auto& client : clients) {
           if (client.settled && client.connection && !client.settled->load() &&
               now - client.accepted > kAuthDeadline) {
@@ -282,13 +283,18 @@ struct SocketServer::Impl {
 
   void watch_idle() {
     if (options.idle_timeout_seconds == 0) return;
-    idle_timer.expires_after(std::chrono::seconds(1));
+    idle_timer.expires_after(options.idle_check_interval);
     idle_timer.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
       bool idle = false;
       {
         reap_finished();
         std::lock_guard lock(mutex);
+        // The timer may have expired just before shut_down cancelled it: its
+        // handler then runs with no error, after the stop. Armed again, it
+        // would keep io.run() from ever returning and the daemon alive
+        // (client_autostart's "still running after 60 s").
+        if (stopping) return;
         idle = clients.empty() && std::chrono::steady_clock::now() - last_activity >
                                       std::chrono::seconds(options.idle_timeout_seconds);
       }

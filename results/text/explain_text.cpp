@@ -168,7 +168,11 @@ void leak_row(Doc& doc, std::uint64_t rank, const json::value& row, const Render
 Doc explain_text(const json::value& explain, const RenderOptions& options) {
   Doc doc;
   // Where the memory went first: the question before which object leaks.
-  if (const json::value* memory = member(explain, "memory"); memory && memory->is_object()) {
+  // Without RSS it can only say what is missing: after the rows.
+  const json::value* memory = member(explain, "memory");
+  if (memory && !memory->is_object()) memory = nullptr;
+  const bool memory_first = memory && rss_recorded(*memory);
+  if (memory_first) {
     add_memory_block(doc, *memory);
     doc.line();
   }
@@ -208,6 +212,10 @@ Doc explain_text(const json::value& explain, const RenderOptions& options) {
   if (!noise.empty() && noise_count > noise.size())
     doc.line("... " + counted(noise_count - noise.size(), "more row", "more rows") +
              " probably not leaks" + options.more_hint);
+  if (memory && !memory_first) {
+    doc.line();
+    add_memory_block(doc, *memory);
+  }
   doc.warnings = strings_of(explain, "warnings");
   return doc;
 }

@@ -83,6 +83,8 @@ std::string beside(const json::value& memory, std::string_view part) {
 
 }  // namespace
 
+bool rss_recorded(const json::value& memory) { return signed_of(memory, "rssGrowth").has_value(); }
+
 std::string signed_bytes(std::int64_t bytes) {
   const double magnitude = bytes < 0 ? -static_cast<double>(bytes) : static_cast<double>(bytes);
   return (bytes < 0 ? "-" : "+") + human_bytes(magnitude);
@@ -118,7 +120,9 @@ void add_memory_block(Doc& doc, const json::value& memory) {
     parts += next_to;
   }
   add(line, parts);
-  add(add(doc.line("   "), "verdict", Tone::kReason), ": " + field(memory, "verdictText"));
+  // Without RSS the verdict only repeats the first line ("RSS was not recorded").
+  if (growth)
+    add(add(doc.line("   "), "verdict", Tone::kReason), ": " + field(memory, "verdictText"));
   std::string next = joined(memory, "tryNext", "; ");
   const std::string doc_page = field(memory, "doc");
   if (!next.empty())

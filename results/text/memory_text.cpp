@@ -45,10 +45,18 @@ std::string beside(const json::value& memory, std::string_view part) {
     if (!rows || num(*rows, "bytes") == 0) return "";
     std::string text = " (leak rows " + bytes_of(*rows, "bytes");
     // The rows are new between the diff's A and B: said against that span
-    // when it is not the whole series.
-    if (field(*rows, "from") != field(memory, "from") || field(*rows, "to") != field(memory, "to"))
-      text += " of " + signed_bytes(signed_of(*rows, "rubyObjects").value_or(0)) + " " +
-              field(*rows, "from") + " to " + field(*rows, "to");
+    // when it is not the whole series. When other objects were freed in it,
+    // the rows hold more than the heap grew: "194.7 KiB of +81.3 KiB" would
+    // read as a mistake, so that case says what happened.
+    if (field(*rows, "from") != field(memory, "from") ||
+        field(*rows, "to") != field(memory, "to")) {
+      const std::int64_t span_growth = signed_of(*rows, "rubyObjects").value_or(0);
+      const std::string span = field(*rows, "from") + " to " + field(*rows, "to");
+      if (span_growth >= 0 && num(*rows, "bytes") <= static_cast<std::uint64_t>(span_growth))
+        text += " of " + signed_bytes(span_growth) + " " + span;
+      else
+        text += "; the heap " + signed_bytes(span_growth) + " " + span + ", as others were freed";
+    }
     return text + ")";
   }
   if (part == "mallocOutsideObjects") {

@@ -423,6 +423,20 @@ TEST_CASE("explain: without RSS the block says so, after the rows, and gives the
   CHECK(text.find("verdict") == std::string::npos);
 }
 
+TEST_CASE("explain: leak rows larger than the heap's growth say others were freed", "[render]") {
+  // The rows hold 194.7 KiB made between A and B while the heap grew 81.3
+  // KiB: "194.7 KiB of +81.3 KiB" would read as a mistake.
+  const auto explain = wire(R"({"leaks":[],"noise":[],"leakCount":0,"noiseCount":0,
+    "memory":{"from":"A","to":"C","rss":[1000,3000,5000],"rssGrowth":4000,"objectsGrowth":10,
+      "parts":[{"name":"rubyObjects","label":"Ruby objects","bytes":283955}],
+      "leakRows":{"bytes":199373,"from":"A","to":"B","rubyObjects":83251},"nativeRows":[],
+      "verdict":"rubyHeap","verdictText":"a leak","tryNext":[],"notes":[],"doc":"docs/memory.md"}})");
+  const std::string text = plain(explain_text(explain));
+  CHECK(has(text,
+            "Ruby objects +277.3 KiB (leak rows 194.7 KiB; the heap +81.3 KiB A to B, as "
+            "others were freed)"));
+}
+
 TEST_CASE("explain: a row of DATA objects says what of its bytes is native", "[render]") {
   const auto explain = wire(R"({"leaks":[
       {"key":"Array in Registry","count":300,"memsize":45600,"retained":45600,

@@ -1,6 +1,6 @@
 // explain's `memory` (docs/protocol.md, docs/memory.md): where the series'
 // RSS grew, read from the wire, as the one line the leaks view shows above
-// the rows: the RSS growth and the verdict, the parts in the description,
+// the rows (below them without RSS): the RSS growth and the verdict, the parts in the description,
 // what to try and the notes in the tooltip. Same numbers and units as the CLIs.
 import { formatBytes } from './protocol';
 

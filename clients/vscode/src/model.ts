@@ -305,10 +305,12 @@ export class TreeModel {
           tooltip: 'Nothing new in the target is still held in the later heap, or all of it is probably not a leak (below).',
         });
       // Where the memory went, first: the question before which object leaks.
-      const memory: TreeNode[] = isMemory(explain.memory)
-        ? [{ kind: 'info', id: `${node.id}/memory`, ...memoryLine(explain.memory) }]
-        : [];
-      return [...memory, summary, ...leaks];
+      // Without RSS (no capture manifests) it can only say what is missing:
+      // last, as in the CLIs' text, so the first line is the leaks'.
+      if (!isMemory(explain.memory)) return [summary, ...leaks];
+      const memory: TreeNode = { kind: 'info', id: `${node.id}/memory`, ...memoryLine(explain.memory) };
+      const rssRecorded = explain.memory.rssGrowth !== null && explain.memory.rssGrowth !== undefined;
+      return rssRecorded ? [memory, summary, ...leaks] : [summary, ...leaks, memory];
     }
     const groups: TreeNode[] = diff.result.groups.map((group) => ({
       kind: 'group',

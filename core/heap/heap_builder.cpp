@@ -11,22 +11,11 @@
 #include "core/base/page_size.h"
 #include "core/heap/address_index.h"
 #include "core/heap/address_sort.h"
+#include "core/heap/column_values.h"
 #include "core/heap/order_runs.h"
 
 namespace heapleak {
 namespace {
-
-std::uint32_t saturate32(std::uint64_t value) {
-  return value > std::numeric_limits<std::uint32_t>::max()
-             ? std::numeric_limits<std::uint32_t>::max()
-             : static_cast<std::uint32_t>(value);
-}
-
-std::uint32_t address_fingerprint(Address address) {
-  std::uint64_t x = address * 0x9E3779B97F4A7C15ull;
-  auto folded = static_cast<std::uint32_t>(x ^ (x >> 32));
-  return folded == 0 ? 1 : folded;
-}
 
 // Reorders `column` so that position k holds what was at order[k], through
 // `spare`: the values are gathered there, then the column takes the spare's
@@ -167,14 +156,7 @@ void HeapBuilder::add_object(const DumpRecord& record, std::uint64_t line_offset
   c_.memsize.push_back(saturate32(record.memsize));
   c_.value_hash.push_back(record.value_hash);
   c_.first_ref.push_back(record.references.empty() ? 0 : address_fingerprint(record.references[0]));
-  // length + 1, or (flagged) the record's reference count + 1 (heap.h)
-  if (record.has_length)
-    c_.length.push_back(std::min(saturate32(record.length + 1), ~kReferenceCountFlag));
-  else if (full_ || counts_references(record.type))
-    c_.length.push_back(kReferenceCountFlag |
-                        std::min(saturate32(record.reference_count + 1), ~kReferenceCountFlag));
-  else
-    c_.length.push_back(0);
+  c_.length.push_back(length_column_value(record, full_));
   if (traced_) {
     c_.file.push_back(record.file.empty() ? 0 : c_.names.intern(record.file));
     c_.line.push_back(saturate32(record.line));

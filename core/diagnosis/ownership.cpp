@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/graph/dominators.h"
 #include "core/heap/naming.h"
@@ -23,42 +22,6 @@ Owner folded(const Heap& heap, const DominatorTree& tree, Owner owner) {
   owner.object = up;
   owner.retained = tree.retained(up);
   return owner;
-}
-
-// Sum of retained sizes of the set's objects that no other object of the set
-// dominates (so nothing is counted twice). "Some dominator of y up to `stop`
-// is in the set" is memoised along every chain walked, so the whole pass is
-// linear in the objects visited even for a leaked linked list.
-std::uint64_t retained_by_set(const DominatorTree& tree, std::span<const ObjectIndex> set,
-                              ObjectIndex stop) {
-  const std::unordered_set<ObjectIndex> members(set.begin(), set.end());
-  std::unordered_map<ObjectIndex, bool> member_at_or_above;  // up to `stop`
-  std::vector<ObjectIndex> chain;
-  auto reaches_member = [&](ObjectIndex y) {
-    chain.clear();
-    bool found = false;
-    for (;; y = tree.idom(y)) {
-      if (y == DominatorTree::kSuperRoot || y == kNoObject) break;
-      if (auto known = member_at_or_above.find(y); known != member_at_or_above.end()) {
-        found = known->second;
-        break;
-      }
-      chain.push_back(y);
-      if (members.contains(y)) {
-        found = true;
-        break;
-      }
-      if (y == stop) break;
-    }
-    for (ObjectIndex x : chain) member_at_or_above[x] = found;
-    return found;
-  };
-  std::uint64_t total = 0;
-  for (ObjectIndex i : set) {
-    const bool covered = i != stop && reaches_member(tree.idom(i));
-    if (!covered) total += tree.retained(i);
-  }
-  return total;
 }
 
 void insert_path(PathTreeNode& node, const Heap& heap, const RootPath& path) {

@@ -1,7 +1,8 @@
 // explain's `memory` (docs/protocol.md, docs/memory.md): where the series'
 // RSS grew, read from the wire, as the one line the leaks view shows above
-// the rows (below them without RSS): the RSS growth and the verdict, the parts in the description,
-// what to try and the notes in the tooltip. Same numbers and units as the CLIs.
+// the rows (below them without RSS): the RSS growth and the verdict, the
+// parts in the description, what to try and the notes in the tooltip. Same
+// numbers and units as the CLIs.
 import { formatBytes } from './protocol';
 
 export interface MemoryPart {
@@ -36,6 +37,11 @@ export function isMemory(value: unknown): value is MemoryAccounting {
   return typeof m.verdictText === 'string' && Array.isArray(m.parts);
 }
 
+/** Whether the series' RSS was recorded (capture manifests, version 2). */
+export function rssRecorded(memory: MemoryAccounting): boolean {
+  return memory.rssGrowth !== null && memory.rssGrowth !== undefined;
+}
+
 export interface MemoryLine {
   label: string;
   description: string;
@@ -44,7 +50,7 @@ export interface MemoryLine {
 
 export function memoryLine(memory: MemoryAccounting): MemoryLine {
   const span = `${memory.from} to ${memory.to}`;
-  const rss = memory.rssGrowth === null || memory.rssGrowth === undefined ? 'RSS not recorded' : `RSS ${signedBytes(memory.rssGrowth)}`;
+  const rss = rssRecorded(memory) ? `RSS ${signedBytes(memory.rssGrowth as number)}` : 'RSS not recorded';
   // A part not recorded is left out, never shown as 0.
   const parts = memory.parts
     .filter((part) => typeof part.bytes === 'number')
@@ -59,6 +65,6 @@ export function memoryLine(memory: MemoryAccounting): MemoryLine {
     ...(memory.doc ? [`the numbers: ${memory.doc}`] : []),
   ];
   // Without RSS the verdict says so itself ("RSS was not recorded for A and C ...").
-  const label = memory.rssGrowth === null || memory.rssGrowth === undefined ? `Memory: ${memory.verdictText}` : `Memory: ${rss} (${span}): ${memory.verdictText}`;
+  const label = rssRecorded(memory) ? `Memory: ${rss} (${span}): ${memory.verdictText}` : `Memory: ${memory.verdictText}`;
   return { label, description: parts.join(', '), tooltip: tooltip.join('\n') };
 }

@@ -5,7 +5,7 @@
 // describes tree items as plain data and fetches through narrow interfaces,
 // so it runs without VS Code.
 
-import { isMemory, memoryLine } from './memory';
+import { isMemory, memoryLine, rssRecorded } from './memory';
 import {
   ExplainResult,
   HeapSummary,
@@ -309,8 +309,7 @@ export class TreeModel {
       // last, as in the CLIs' text, so the first line is the leaks'.
       if (!isMemory(explain.memory)) return [summary, ...leaks];
       const memory: TreeNode = { kind: 'info', id: `${node.id}/memory`, ...memoryLine(explain.memory) };
-      const rssRecorded = explain.memory.rssGrowth !== null && explain.memory.rssGrowth !== undefined;
-      return rssRecorded ? [memory, summary, ...leaks] : [summary, ...leaks, memory];
+      return rssRecorded(explain.memory) ? [memory, summary, ...leaks] : [summary, ...leaks, memory];
     }
     const groups: TreeNode[] = diff.result.groups.map((group) => ({
       kind: 'group',

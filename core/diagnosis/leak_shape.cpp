@@ -75,10 +75,12 @@ std::optional<ShapeVerdict> threads_verdict(const Heap& heap, const LeakCluster&
   // stops growing. Threads started per job and never finished keep growing.
   const Growth& g = cluster.growth;
   if (g.target && g.later && *g.later <= *g.target)
-    return ShapeVerdict{NoiseReason::kBounded, plural(threads, "Thread", "Threads") +
-                                                   " started between A and B" + holding};
+    return ShapeVerdict{NoiseReason::kBounded,
+                        plural(threads, "Thread", "Threads") + " started between A and B" + holding,
+                        std::nullopt};
   return ShapeVerdict{NoiseReason::kNone,
-                      plural(threads, "Thread", "Threads") + " never finished" + holding};
+                      plural(threads, "Thread", "Threads") + " never finished" + holding,
+                      std::nullopt};
 }
 
 std::optional<ShapeVerdict> finalizer_verdict(const Heap& heap, const LeakCluster& cluster) {
@@ -93,7 +95,8 @@ std::optional<ShapeVerdict> finalizer_verdict(const Heap& heap, const LeakCluste
       kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   return ShapeVerdict{NoiseReason::kNone,
                       plural(most->second, most->first + " object", most->first + " objects") +
-                          " kept alive by their own finalizer"};
+                          " kept alive by their own finalizer",
+                      std::nullopt};
 }
 
 std::optional<ShapeVerdict> runtime_code_verdict(const Heap& heap, const LeakCluster& cluster,
@@ -113,9 +116,11 @@ std::optional<ShapeVerdict> runtime_code_verdict(const Heap& heap, const LeakClu
   if (!grows_steadily(cluster.growth)) return std::nullopt;
   if (classes > 0)
     return ShapeVerdict{NoiseReason::kNone,
-                        plural(classes, "class", "classes") + " defined at run time in " + holder};
+                        plural(classes, "class", "classes") + " defined at run time in " + holder,
+                        std::nullopt};
   return ShapeVerdict{NoiseReason::kNone,
-                      plural(methods, "method", "methods") + " defined at run time in " + holder};
+                      plural(methods, "method", "methods") + " defined at run time in " + holder,
+                      std::nullopt};
 }
 
 std::uint64_t count_of_type(const Heap& heap, ObjectType type) {

@@ -119,11 +119,12 @@ engine::ReadWithReferences reread_diff_heap(DaemonContext& ctx, const DiffHeaps&
 
 std::vector<const Heap*> diff_dumps(const DiffHeaps& heaps) {
   std::vector<const Heap*> dumps;
-  for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
-  if (dumps.size() <= 3) {
-    dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
-    if (heaps.later) dumps.push_back(heaps.later->heap.get());
+  if (heaps.series.size() > 3) {
+    for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
+    return dumps;
   }
+  dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
+  if (heaps.later) dumps.push_back(heaps.later->heap.get());
   return dumps;
 }
 

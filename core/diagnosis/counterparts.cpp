@@ -1,7 +1,7 @@
 #include "core/diagnosis/counterparts.h"
 
 #include "core/diagnosis/growth_verdict.h"
-#include "core/reading/record_parser.h"
+#include "core/heap/column_values.h"
 
 namespace heapleak {
 namespace {
@@ -13,10 +13,6 @@ constexpr IdentityRule kUntracedRule{false, false, true};
 bool one_sided(std::uint32_t a, std::uint32_t b) { return (a == 0) != (b == 0); }
 
 }  // namespace
-
-std::uint32_t identity_length(ObjectType type, std::uint32_t full) {
-  return (full & kReferenceCountFlag) && !counts_references(type) ? 0 : full;
-}
 
 Counterparts counterparts_of(const Heap& target, const Heap& other) {
   Counterparts out;

@@ -10,7 +10,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -64,11 +63,6 @@ struct Counterparts {
     return it == changed.end() ? b_length : it->second.length;
   }
 };
-
-// The `length` column value an identity-only load gives a record whose
-// full-load value is `full` (core/heap/heap_builder.cpp: reference counts
-// only for the types counts_references names).
-std::uint32_t identity_length(ObjectType type, std::uint32_t full);
 
 // From a loaded `other` (A or C, any load mode): the reference the streamed
 // build is held to.

@@ -38,4 +38,11 @@ inline std::uint32_t length_column_value(const DumpRecord& record, bool full) {
   return 0;
 }
 
+// The length column value an identity-only load holds for an object whose
+// full load holds `full`: the reference count only for the types
+// counts_references names (length_column_value's rule, read backwards).
+inline std::uint32_t identity_length(ObjectType type, std::uint32_t full) {
+  return (full & kReferenceCountFlag) && !counts_references(type) ? 0 : full;
+}
+
 }  // namespace heapleak

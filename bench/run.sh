@@ -6,7 +6,8 @@
 #   bench/run.sh [--large]
 #
 # Data sets (generated once into bench/out/, git-ignored):
-#   cc30, cc300  Ruby (tests/gen/leakgen.rb class_cache): ~30 MB and ~300 MB per dump.
+#   cc30, cc130, cc300  Ruby (tests/gen/leakgen.rb class_cache): ~30, ~130 and ~300 MB per
+#                dump (cc130: the bar issue 46 sets stats against the seed on).
 #   --large adds two synthetic sets written by heapleak-synth (bench/synthetic_dump.cpp,
 #   seconds instead of Ruby's hours):
 #   syn1700      A, B, C of ~1.8 GB each (B ~6 M objects, traced), a known leak.
@@ -48,7 +49,7 @@ PARSE_ONLY="$BUILD/bench/heapleak-parse-only"
 TOUCH_FLOOR="$BUILD/bench/heapleak-touch-floor"
 SYNTH="$BUILD/bench/heapleak-synth"
 
-SETS=("cc30:6000" "cc300:medium")
+SETS=("cc30:6000" "cc130:32000" "cc300:medium")
 [ "${1:-}" = "--large" ] && SETS+=("syn1700:1.7G" "syn10g:10G:single" "syn3x10g:10G:explain")
 [ -n "${BENCH_SETS:-}" ] && read -r -a SETS <<<"$BENCH_SETS" # e.g. BENCH_SETS="cc30:6000"
 
@@ -120,6 +121,33 @@ header() {
     "objects/s" "RSS MB" "B/obj" "wall/floor" "target"
 }
 
+# goals: the ratios issue 46 names, from the rows above (the set's medians):
+# explain's peak against info B's; explain's time against the three
+# parse-only passes plus the first touch of explain's peak; info B's
+# against parse-only B plus the first touch of its peak; stats against the
+# Crystal seed, whose figures are scaled from what issue 2 measured here
+# (39 s and 1.7 GB on class_cache medium, 3 x ~340 MB, 3.3 M objects: 26 MB/s,
+# ~540 bytes per object; issue 46's 3 x 130 MB bar is 640 MiB).
+goals() {
+  echo "-- goals (issue 46): measured / floor, then the goal"
+  awk -v ek="$EXPLAIN_KB" -v ik="$INFO_KB" -v es="$EXPLAIN_SECS" -v is="$INFO_SECS" \
+      -v a="${FLOOR[poA]:-}" -v b="${FLOOR[po]:-}" -v c="${FLOOR[poC]:-}" \
+      -v te="$TOUCH_EXPLAIN" -v ti="$TOUCH_INFO" -v ss="$STATS_SECS" -v sk="$STATS_KB" \
+      -v mb="$mbABC" -v n="$nABC" 'BEGIN {
+    if (ik > 0) printf "   %-44s %6.2fx   <= 1.15x\n", "explain peak / info B peak", ek / ik
+    if (a != "" && b != "" && c != "" && te != "")
+      printf "   %-44s %6.2fx   <= 1.2x  (%.2f s / (%.2f + %.2f s))\n",
+        "explain / (parse-only A+B+C + touch floor)", es / (a + b + c + te), es, a + b + c, te
+    if (b != "" && ti != "")
+      printf "   %-44s %6.2fx   <= 1.2x  (%.2f s / (%.2f + %.2f s))\n",
+        "info B / (parse-only B + touch floor)", is / (b + ti), is, b, ti
+    seed_s = mb / 26.3; seed_kb = n * 540 / 1024
+    printf "   %-44s %6.1fx   >= 8x    (%.0f MiB against ~%.0f MiB)\n",
+      "stats: RSS, seed / heapleak", seed_kb / sk, sk / 1024, seed_kb / 1024
+    printf "   %-44s %6.1fx   >= 50x   (%.2f s against ~%.1f s)\n",
+      "stats: time, seed / heapleak", seed_s / ss, ss, seed_s }'
+}
+
 # explain_rows FLOOR TARGET: explain A B C of the current data set, then the
 # same with each read method forced: what the probe's choice saved
 # (core/reading/read_method.h).
@@ -127,6 +155,7 @@ explain_rows() {
   local floor=$1 target=$2
   measure "heapleak explain A B C" "$mbABC" "$nABC" "$floor" "$target" "$HEAPLEAK" explain "$A" "$B" "$C"
   local cli_secs=$LAST_SECS cli_kb=$LAST_KB
+  EXPLAIN_SECS=$LAST_SECS EXPLAIN_KB=$LAST_KB
   # The same through a fresh daemon (engine/load_plan.h's plan, run by the
   # daemon; issue 43: within 1.1x of the CLI's time and peak memory).
   measure "heapleak-client explain (fresh daemon)" "$mbABC" "$nABC" "$floor" "<= 1.1x the CLI" \
@@ -226,10 +255,15 @@ for set in "${SETS[@]}"; do
   else
     printf '%-36s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
   fi
+  # The other two dumps' parse-only floors: explain's goal is against all three.
+  floor poA "parse-only A" "$(mb_of "$A")" "$(count_objects "$A")" "$PARSE_ONLY" "$A"
+  floor poC "parse-only C" "$(mb_of "$C")" "$(count_objects "$C")" "$PARSE_ONLY" "$C"
   measure "heapleak info B" "$mbB" "$nB" po "<= 1.3x" "$HEAPLEAK" info "$B"
+  INFO_SECS=$LAST_SECS INFO_KB=$LAST_KB
   # The other floor: faulting in as much fresh memory as info B peaked at.
+  TOUCH_INFO=""
   [ -x "$TOUCH_FLOOR" ] && measure "first touch of info B's peak" "$mbB" "$nB" - "floor" \
-    "$TOUCH_FLOOR" "$((LAST_KB / 1024))"
+    "$TOUCH_FLOOR" "$((LAST_KB / 1024))" && TOUCH_INFO=$LAST_SECS
   # The read method the probe did not pick, for what it saved (core/reading/read_method.h).
   HEAPLEAK_READ=map measure "heapleak info B (mapped)" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_READ='read' measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
@@ -242,10 +276,13 @@ for set in "${SETS[@]}"; do
     "$HEAPLEAK" info "$B"
   measure "heapleak info B.gz" "$mbB" "$nB" zcat "<= 1.3x" "$HEAPLEAK" info "$B.gz"
   measure "heapleak stats A B C" "$mbABC" "$nABC" pox3 "<= 50 B/obj" "$HEAPLEAK" stats "$A" "$B" "$C"
+  STATS_SECS=$LAST_SECS STATS_KB=$LAST_KB
   measure "heapleak root B (${#SAMPLES[@]} samples)" "$mbB" "$nB" po "" "$HEAPLEAK" root "$B" "${SAMPLES[@]}"
   explain_rows pox3 "<= 2 s (large), <= 80 B/obj"
+  TOUCH_EXPLAIN=""
   [ -x "$TOUCH_FLOOR" ] && measure "first touch of explain's peak" "$mbABC" "$nABC" - "floor" \
-    "$TOUCH_FLOOR" "$((LAST_KB / 1024))"
+    "$TOUCH_FLOOR" "$((EXPLAIN_KB / 1024))" && TOUCH_EXPLAIN=$LAST_SECS
+  goals
   HEAPLEAK_HUGEPAGES=0 measure "heapleak explain A B C (4 KiB pages)" "$mbABC" "$nABC" pox3 "" \
     "$HEAPLEAK" explain "$A" "$B" "$C"
   HEAPLEAK_HUGEPAGES=1 measure "heapleak explain A B C (huge pages)" "$mbABC" "$nABC" pox3 "" \

@@ -8,14 +8,15 @@
 
 namespace heapleak::engine {
 
-CheckEvidence check_evidence(std::span<const Heap* const> heaps, const ReadWithReferences& reread) {
+CheckEvidence check_evidence(DiffSet& dumps, const ReadWithReferences& reread) {
   CheckEvidence evidence;
-  for (const Heap* heap : heaps) {
-    if (!looks_truncated(heap->report())) continue;
-    for (const std::string& warning : load_warnings(heap->report())) {
+  for (std::size_t k = 0; k < dumps.size(); ++k) {
+    const LoadReport& report = dumps.report(k);
+    if (!looks_truncated(report)) continue;
+    for (const std::string& warning : load_warnings(report)) {
       if (warning.rfind("truncated", 0) == 0) {
         evidence.problems.push_back(
-            {"truncated", heap->report().path,
+            {"truncated", report.path,
              warning + " (the process died while dumping?): take the dumps again"});
       }
     }
@@ -23,9 +24,7 @@ CheckEvidence check_evidence(std::span<const Heap* const> heaps, const ReadWithR
   if (!evidence.problems.empty()) return evidence;
   // The diff and the series check first: rows of dumps that are not one
   // series would be made of noise.
-  std::vector<const Heap*> dumps(heaps.begin(), heaps.end());
-  std::shared_ptr<const Heap> kept;
-  ExplainOutcome judged = judge_dumps(dumps, GroupBy::kClass, reread, kept);
+  ExplainOutcome judged = judge_dumps(dumps, GroupBy::kClass, reread);
   for (const SeriesFinding& finding : judged.series.findings) {
     // A compaction the diff inferred is said in its warnings and read
     // around; one the manifests record breaks the series.

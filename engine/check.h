@@ -27,9 +27,8 @@ struct CheckEvidence {
   std::vector<std::string> warnings;  // the manifests' (a malformed figure)
 };
 
-// `heaps`: A B [C], loaded; `reread`: C again with its references, when a
+// `dumps`: A B [C]; `reread`: C again with its references, when a
 // compaction asks for them (engine/explain.h's judge_dumps).
-CheckEvidence check_evidence(std::span<const Heap* const> heaps,
-                             const ReadWithReferences& reread = {});
+CheckEvidence check_evidence(DiffSet& dumps, const ReadWithReferences& reread = {});
 
 }  // namespace heapleak::engine

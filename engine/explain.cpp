@@ -11,11 +11,11 @@
 
 namespace heapleak::engine {
 
-ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
-                           const ReadWithReferences& reread, std::shared_ptr<const Heap>& kept) {
+ExplainOutcome judge_dumps(DiffSet& dumps, GroupBy group_by, const ReadWithReferences& reread) {
   const auto judge = [&] {
     ExplainInput input;
-    input.dumps = dumps;
+    input.dumps = dumps.heaps();
+    input.others = dumps.others();
     input.group_by = group_by;
     input.rows = false;
     return explain_leaks(std::move(input));
@@ -23,20 +23,19 @@ ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
   ExplainOutcome judged = judge();
   const auto later = diff_roles(dumps.size()).later;
   if (!later) return judged;
-  LaterReread again = reread_for_moved_objects(judged.diff, dumps[*later], *later, reread);
+  LaterReread again = reread_for_moved_objects(judged.diff, *dumps.others()[*later], *later, reread);
   if (again.heap) {
-    kept = std::move(again.heap);
-    dumps[*later] = kept.get();
+    dumps.replace(*later, std::move(again.heap));
     judged = judge();
   }
   if (!again.warning.empty()) judged.diff.warnings.push_back(std::move(again.warning));
   return judged;
 }
 
-ExplainOutcome rows_of(ExplainOutcome judged, const std::vector<const Heap*>& dumps,
-                       GroupBy group_by) {
+ExplainOutcome rows_of(ExplainOutcome judged, const DiffSet& dumps, GroupBy group_by) {
   ExplainInput input;
-  input.dumps = dumps;
+  input.dumps = dumps.heaps();
+  input.others = dumps.others();
   input.group_by = group_by;
   input.diff = std::move(judged.diff);
   input.skipped = {"series check", "untraced warning"};  // judged, with their warnings
@@ -45,14 +44,12 @@ ExplainOutcome rows_of(ExplainOutcome judged, const std::vector<const Heap*>& du
   return out;
 }
 
-ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
+ExplainAnswer explain(DiffSet& dumps, const std::vector<std::string>& paths,
                       const ExplainQuery& query, const ReadWithReferences& reread) {
   ExplainAnswer answer;
-  std::vector<const Heap*> dumps(heaps.begin(), heaps.end());
-  std::shared_ptr<const Heap> kept;
   // The diff and the series check, then the rows of that diff.
-  answer.outcome = rows_of(judge_dumps(dumps, query.group_by, reread, kept), dumps, query.group_by);
-  const Heap& target = *dumps[diff_roles(dumps.size()).target];
+  answer.outcome = rows_of(judge_dumps(dumps, query.group_by, reread), dumps, query.group_by);
+  const Heap& target = dumps.target();
   const ExplainOutcome& outcome = answer.outcome;
   answer.doc = results::leak_clusters_json(target, outcome.diff, outcome.rows,
                                            query.limit == 0 ? SIZE_MAX : query.limit,

@@ -15,6 +15,7 @@
 #include "core/explain/explain_pipeline.h"
 #include "core/heap/heap.h"
 #include "core/heap/object_key.h"
+#include "engine/diff_set.h"
 #include "engine/later_references.h"
 #include "results/memory_json.h"
 
@@ -33,16 +34,13 @@ struct ExplainQuery {
 
 // The diff's passes and the series check (explain_leaks without its rows).
 // When a compaction asks for C's references (engine/later_references.h), C
-// is read again with them (`reread`) and the diff made again; `dumps[later]`
-// is then the reread heap, which `kept` holds. One function for explain and
-// check.
-ExplainOutcome judge_dumps(std::vector<const Heap*>& dumps, GroupBy group_by,
-                           const ReadWithReferences& reread, std::shared_ptr<const Heap>& kept);
+// is read again with them (`reread`), held by `dumps` from then on, and the
+// diff made again. One function for explain and check.
+ExplainOutcome judge_dumps(DiffSet& dumps, GroupBy group_by, const ReadWithReferences& reread);
 
 // The rows of a judged diff: explain_leaks' row passes on judge_dumps'
 // `dumps` and diff, its series check (and its warnings) kept as judged.
-ExplainOutcome rows_of(ExplainOutcome judged, const std::vector<const Heap*>& dumps,
-                       GroupBy group_by);
+ExplainOutcome rows_of(ExplainOutcome judged, const DiffSet& dumps, GroupBy group_by);
 
 struct ExplainAnswer {
   ExplainOutcome outcome;  // the diff, the series check, the rows
@@ -51,10 +49,9 @@ struct ExplainAnswer {
   boost::json::object doc;  // results/'s explain document: rows, groupBy, files, series, memory
 };
 
-// `heaps`: A B [C], or a series D1..DN (N >= 4); `paths`: their files as the
-// user named them (the answer's `files`). B needs references. `reread`:
-// see judge_dumps.
-ExplainAnswer explain(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
+// `dumps`: A B [C], or a series D1..DN (N >= 4); `paths`: their files as the
+// user named them (the answer's `files`). `reread`: see judge_dumps.
+ExplainAnswer explain(DiffSet& dumps, const std::vector<std::string>& paths,
                       const ExplainQuery& query, const ReadWithReferences& reread = {});
 
 }  // namespace heapleak::engine

@@ -6,11 +6,10 @@
 
 namespace heapleak::engine {
 
-LaterReread reread_for_moved_objects(const LeakDiff& diff, const Heap* later, std::size_t k,
+LaterReread reread_for_moved_objects(const LeakDiff& diff, const OtherDump& later, std::size_t k,
                                      const ReadWithReferences& reread) {
   LaterReread out;
-  if (!reread || !later || later->has_edges() || !diff.moved_later || diff.moved_unmatched == 0 ||
-      diff.moved_with_references)
+  if (!reread || !diff.moved_later || diff.moved_unmatched == 0 || diff.moved_with_references)
     return out;
   const auto start = std::chrono::steady_clock::now();
   std::string failed;
@@ -19,7 +18,7 @@ LaterReread reread_for_moved_objects(const LeakDiff& diff, const Heap* later, st
   } catch (const std::exception& error) {
     failed = error.what();
   }
-  if (out.heap && !(out.heap->report().identity == later->report().identity)) {
+  if (out.heap && !(out.heap->report().identity == later.report().identity)) {
     failed = "the file changed since it was read";
     out.heap.reset();
   }

@@ -26,9 +26,9 @@ struct LaterReread {
 };
 
 // C (`later`, dump `k` of the diff) again, when `diff` asks for it: a
-// compaction left objects unmatched and C has no references. The reread
-// file must be the one read first (its identity), or it is not used.
-LaterReread reread_for_moved_objects(const LeakDiff& diff, const Heap* later, std::size_t k,
+// compaction left objects unmatched, matched without C's references. The
+// reread file must be the one read first (its identity), or it is not used.
+LaterReread reread_for_moved_objects(const LeakDiff& diff, const OtherDump& later, std::size_t k,
                                      const ReadWithReferences& reread);
 
 }  // namespace heapleak::engine

@@ -37,18 +37,6 @@ LoadPlan plan_leak_loads(const std::vector<std::string>& paths) {
   return plan;
 }
 
-LoadPlan plan_stats_loads(const std::vector<std::string>& paths) {
-  // Two dumps at a time: three at once raised stats' peak from 886 to
-  // 902-969 MB on syn1700 for 0.5 s less.
-  LoadPlan plan;
-  for (std::size_t k = 0; k < paths.size(); ++k) {
-    plan.loads.push_back({paths[k], k == 1 ? LoadMode::kFull : LoadMode::kIdentityOnly});
-    plan.order.push_back(k);
-  }
-  plan.at_once = 2;
-  return plan;
-}
-
 void analyse_target(const Heap& heap) {
   // (A and C may come from full images, with edges: only B's are computed.)
   if (!heap.report().edges_built) return;

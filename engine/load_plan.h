@@ -31,12 +31,10 @@ struct LoadPlan {
   std::optional<std::size_t> target;
 };
 
-// explain's and check's dumps A B [C], or a series D1..DN (N >= 4) whose
-// D(N-1) is B: B in full, the others identity-only, three at a time.
+// heapleakd's dumps of a diff A B [C], or a series D1..DN (N >= 4) whose
+// D(N-1) is B: B in full, the others identity-only, three at a time (the
+// CLI streams the others against B instead: clients/cli/diff_loads.h).
 LoadPlan plan_leak_loads(const std::vector<std::string>& paths);
-// stats' A B [C]: the same modes (B's references tell a reused slot of A
-// from the old object), two at a time in order: stats' peak is its loads.
-LoadPlan plan_stats_loads(const std::vector<std::string>& paths);
 
 // What B's answer needs of it, computed as soon as it is loaded: its
 // dominator tree and root paths (no-ops on a heap without references).

@@ -22,14 +22,15 @@ std::int64_t signed_bytes(std::uint64_t bytes) {
 
 }  // namespace
 
-results::MemoryEvidence memory_evidence(std::span<const Heap* const> dumps,
-                                        const LeakClusters& rows,
+results::MemoryEvidence memory_evidence(const DiffSet& dumps, const LeakClusters& rows,
                                         std::vector<std::string>& warnings) {
   results::MemoryEvidence evidence;
   std::vector<MemoryDump> memory;
   for (std::size_t k = 0; k < dumps.size(); ++k) {
-    MemoryDump dump{dump_name(k, dumps.size()), heap_figures(*dumps[k]), std::nullopt};
-    if (auto manifest = read_manifest_for(dumps[k]->report().path)) {
+    const DumpSummary& summary = dumps.summary(k);
+    MemoryDump dump{dump_name(k, dumps.size()), HeapFigures{summary.objects, summary.bytes},
+                    std::nullopt};
+    if (auto manifest = read_manifest_for(summary.report.path)) {
       warnings.insert(warnings.end(), manifest->warnings.begin(), manifest->warnings.end());
       dump.memory = std::move(manifest->memory);
     }
@@ -46,7 +47,7 @@ results::MemoryEvidence memory_evidence(std::span<const Heap* const> dumps,
   evidence.rows_to = memory[roles.target].name;
   evidence.rows_span_growth = signed_bytes(memory[roles.target].heap.bytes) -
                               signed_bytes(memory[roles.baseline].heap.bytes);
-  const Heap& target = *dumps[roles.target];
+  const Heap& target = dumps.target();
   for (std::size_t k = 0; k < rows.leaks.size(); ++k) {
     const LeakCluster& row = rows.leaks[k];
     evidence.leak_rows_bytes += row.memsize;

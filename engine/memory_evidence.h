@@ -11,6 +11,7 @@
 
 #include "core/diagnosis/leak_row.h"
 #include "core/heap/heap.h"
+#include "engine/diff_set.h"
 #include "results/memory_json.h"
 
 namespace heapleak::engine {
@@ -18,8 +19,7 @@ namespace heapleak::engine {
 // `dumps`: A B [C] or D1..DN as explain compared them; `rows`: explain's rows
 // of them. A manifest's warnings (a malformed figure, left out) go to
 // `warnings`.
-results::MemoryEvidence memory_evidence(std::span<const Heap* const> dumps,
-                                        const LeakClusters& rows,
+results::MemoryEvidence memory_evidence(const DiffSet& dumps, const LeakClusters& rows,
                                         std::vector<std::string>& warnings);
 
 }  // namespace heapleak::engine

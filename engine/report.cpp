@@ -38,11 +38,11 @@ json::value row_graph(const Heap& target, const json::value& row, const ReportQu
 
 }  // namespace
 
-ReportAnswer report(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
+ReportAnswer report(DiffSet& heaps, const std::vector<std::string>& paths,
                     const ReportQuery& query, const ReadWithReferences& reread) {
   ReportAnswer answer;
   answer.explain = explain(heaps, paths, query.explain, reread);
-  const Heap& target = *heaps[diff_roles(heaps.size()).target];
+  const Heap& target = heaps.target();
   json::array graphs;
   if (const json::array* leaks = answer.explain.doc.at("leaks").if_array()) {
     for (const json::value& row : *leaks) graphs.push_back(row_graph(target, row, query));
@@ -54,7 +54,7 @@ ReportAnswer report(std::span<const Heap* const> heaps, const std::vector<std::s
     std::error_code error;
     const std::string path = std::filesystem::absolute(paths[k], error).lexically_normal().string();
     dumps.push_back({error ? paths[k] : path, facts.dumped_at, facts.time_from_manifest,
-                     heaps[k]->size(), heaps[k]->report().traced});
+                     heaps.summary(k).objects, heaps.report(k).traced});
   }
   const json::object data =
       results::report_data(answer.explain.doc, dumps, std::move(graphs), query.version);

@@ -13,6 +13,7 @@
 #include "core/diagnosis/leak_diff.h"
 #include "core/heap/heap.h"
 #include "core/series/dump_series.h"
+#include "engine/diff_set.h"
 #include "engine/later_references.h"
 
 namespace heapleak::engine {
@@ -23,10 +24,10 @@ struct StatsAnswer {
   boost::json::object doc;  // results/'s stats document, with files and series
 };
 
-// `heaps`: A B [C]; `paths`: their files as the user named them. `limit`:
+// `dumps`: A B [C]; `paths`: their files as the user named them. `limit`:
 // the groups the document lists (0: all); `reread`: C again with its
 // references, when a compaction asks for them (engine/later_references.h).
-StatsAnswer stats(std::span<const Heap* const> heaps, const std::vector<std::string>& paths,
+StatsAnswer stats(DiffSet& dumps, const std::vector<std::string>& paths,
                   const LeakDiffOptions& options, std::size_t limit,
                   const ReadWithReferences& reread = {});
 

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "clients/cli/cli_output.h"
+#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
 #include "clients/cli/size_arg.h"
 #include "core/base/safe_write.h"
@@ -272,17 +273,17 @@ int run_check(const std::vector<std::string>& argv) {
 
   int exit_code = kExitOk;
   std::vector<std::string> load_errors;
-  const auto heaps = load_leak_dumps(args.positional, exit_code, &load_errors);
+  const LoadedDiff loaded = load_leak_diff(args.positional, exit_code, &load_errors);
   // A gate never passes on evidence it could not read, nor on dumps that are
   // not one series: the verdict is "error" (exit 6) in the asked format.
   std::vector<GateProblem> problems;
   for (const std::string& message : load_errors) problems.push_back({"unreadable", "", message});
   if (problems.empty() && exit_code != kExitOk) return exit_code;  // not a load: as before
-  std::vector<const Heap*> loaded;
-  for (const auto& heap : heaps) loaded.push_back(heap.get());
   engine::CheckEvidence evidence;
-  if (problems.empty())
-    evidence = engine::check_evidence(loaded, reread_with_references(args.positional));
+  if (problems.empty()) {
+    engine::DiffSet dumps = loaded.set();
+    evidence = engine::check_evidence(dumps, reread_with_references(args.positional));
+  }
   problems.insert(problems.end(), evidence.problems.begin(), evidence.problems.end());
   if (!problems.empty()) {
     const std::string report = gate_error_report(format, problems, kHeapleakVersion);
@@ -290,7 +291,7 @@ int run_check(const std::vector<std::string>& argv) {
     if (args.value("-o") || format != "text") std::cerr << gate_error_line(problems) << "\n";
     return kExitGateError;
   }
-  const Heap& target = *heaps[1];
+  const Heap& target = loaded.target();
   const LeakDiff& diff = evidence.rows->diff;
   for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   for (const auto& warning : evidence.warnings)
@@ -344,7 +345,8 @@ int run_check(const std::vector<std::string>& argv) {
     // (the heaps keep their analyses, so only the row passes run twice).
     engine::ReportQuery query;
     query.version = kHeapleakVersion;
-    if (!write_text_file(*page, engine::report(loaded, args.positional, query,
+    engine::DiffSet dumps = loaded.set();
+    if (!write_text_file(*page, engine::report(dumps, args.positional, query,
                                                reread_with_references(args.positional))
                                     .html))
       return kExitGateError;

@@ -256,12 +256,15 @@ GroupBy group_by_option(const Args& args) {
 }
 
 std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& plan, int& exit_code,
-                                                      std::vector<std::string>* errors) {
+                                                      std::vector<std::string>* errors,
+                                                      bool broken_lines) {
   std::vector<std::string> paths;
   std::vector<LoadOptions> options(plan.loads.size());
   for (std::size_t k = 0; k < plan.loads.size(); ++k) {
     paths.push_back(plan.loads[k].path);
     options[k].mode = plan.loads[k].mode;
+    // A load alone has both cores: a large plain dump is read in two halves.
+    if (plan.loads.size() == 1) options[k].split_from_bytes = kSplitWhenAloneFrom;
   }
   std::vector<std::shared_ptr<const Heap>> heaps;
   // The target is the load whose analyses the command waits for.
@@ -277,17 +280,11 @@ std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& pl
       if (exit_code == kExitOk) exit_code = report_error(outcome.heap.error());
       continue;
     }
-    warn_about_load(**outcome.heap);
+    if (broken_lines) warn_about_load(**outcome.heap);
     heaps.push_back(*outcome.heap);
   }
   if (exit_code != kExitOk) heaps.clear();
   return heaps;
-}
-
-std::vector<std::shared_ptr<const Heap>> load_leak_dumps(const std::vector<std::string>& paths,
-                                                         int& exit_code,
-                                                         std::vector<std::string>* errors) {
-  return load_planned(engine::plan_leak_loads(paths), exit_code, errors);
 }
 
 engine::ReadWithReferences reread_with_references(const std::vector<std::string>& paths) {
@@ -302,8 +299,9 @@ engine::ReadWithReferences reread_with_references(const std::vector<std::string>
   };
 }
 
-void warn_about_load(const Heap& heap) {
-  const LoadReport& report = heap.report();
+void warn_about_load(const Heap& heap) { warn_about_load(heap.report()); }
+
+void warn_about_load(const LoadReport& report) {
   if (report.broken_lines > 0) {
     std::cerr << "heapleak: " << report.path << ": skipped " << report.broken_lines
               << " broken line(s), first at line";

@@ -66,15 +66,11 @@ void configure_memory_cap(std::optional<std::uint64_t> max_bytes);
 // target's analyses follow its load on its thread. On the first failure
 // prints the error, sets `exit_code` and returns an empty list; warnings and
 // errors are printed in the order of the paths.
+// `broken_lines`: false for a dump read a second time (streamed first:
+// clients/cli/diff_loads.h), whose broken lines were told already.
 std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& plan, int& exit_code,
-                                                      std::vector<std::string>* errors = nullptr);
-
-// explain's and check's dumps A B [C] or D1..DN, by engine/load_plan.h's
-// plan_leak_loads. `errors`, when given, collects every failed load's
-// message (check reports them all in its format).
-std::vector<std::shared_ptr<const Heap>> load_leak_dumps(
-    const std::vector<std::string>& paths, int& exit_code,
-    std::vector<std::string>* errors = nullptr);
+                                                      std::vector<std::string>* errors = nullptr,
+                                                      bool broken_lines = true);
 
 // explain's and check's dump k of `paths` read again in full when the engine
 // asks (a compaction between B and C: engine/explain.h's ReadWithReferences),
@@ -90,5 +86,7 @@ std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions 
 
 // Warns on stderr about broken lines and missing references of a loaded heap.
 void warn_about_load(const Heap& heap);
+// The same of a dump streamed rather than loaded (clients/cli/diff_loads.h).
+void warn_about_load(const LoadReport& report);
 
 }  // namespace heapleak::cli

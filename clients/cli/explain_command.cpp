@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
+#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
 #include "core/series/dump_facts.h"
 #include "engine/explain.h"
@@ -71,12 +72,11 @@ int run_explain(const std::vector<std::string>& argv) {
   if (args.value("--limit")) query.limit = parse_count("--limit", *args.value("--limit"));
   if (as_jsonl && !args.value("--limit")) query.limit = 0;  // a table holds every row
   int exit_code = kExitOk;
-  const auto heaps = load_leak_dumps(args.positional, exit_code);
-  if (heaps.empty()) return exit_code;
-  std::vector<const Heap*> loaded;
-  for (const auto& heap : heaps) loaded.push_back(heap.get());
+  const LoadedDiff loaded = load_leak_diff(args.positional, exit_code);
+  if (!loaded.ok) return exit_code;
+  engine::DiffSet dumps = loaded.set();
   const engine::ExplainAnswer answer =
-      engine::explain(loaded, args.positional, query, reread_with_references(args.positional));
+      engine::explain(dumps, args.positional, query, reread_with_references(args.positional));
   const auto& json = answer.doc;
   // The answer's warnings: the diff's and the capture manifests'.
   const auto print_warnings = [](const boost::json::object& doc) {

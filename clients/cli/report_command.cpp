@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
+#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
 #include "engine/report.h"
 #include "results/text/human_bytes.h"
@@ -48,12 +49,11 @@ int run_report(const std::vector<std::string>& argv) {
   if (args.value("--limit")) query.explain.limit = parse_count("--limit", *args.value("--limit"));
   query.version = kHeapleakVersion;
   int exit_code = kExitOk;
-  const auto heaps = load_leak_dumps(args.positional, exit_code);
-  if (heaps.empty()) return exit_code;
-  std::vector<const Heap*> loaded;
-  for (const auto& heap : heaps) loaded.push_back(heap.get());
+  const LoadedDiff loaded = load_leak_diff(args.positional, exit_code);
+  if (!loaded.ok) return exit_code;
+  engine::DiffSet dumps = loaded.set();
   const engine::ReportAnswer answer =
-      engine::report(loaded, args.positional, query, reread_with_references(args.positional));
+      engine::report(dumps, args.positional, query, reread_with_references(args.positional));
   for (const auto& warning : answer.explain.outcome.diff.warnings)
     std::cerr << "heapleak: warning: " << warning << "\n";
   if (!write_output(args, answer.html)) return kExitCannotWrite;

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "clients/cli/cli_output.h"
+#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
 #include "core/diagnosis/leak_diff.h"
 #include "core/heap/naming.h"
@@ -101,17 +102,15 @@ int run_stats(const std::vector<std::string>& argv) {
   // they do (identity-only B missed them: untraced recall 0.90-0.96 on Ruby
   // 3.3+).
   int exit_code = kExitOk;
-  const auto heaps = load_planned(engine::plan_stats_loads(args.positional), exit_code);
-  if (heaps.empty()) return exit_code;
-
-  std::vector<const Heap*> dumps;
-  for (const auto& heap : heaps) dumps.push_back(heap.get());
+  const LoadedDiff loaded = load_leak_diff(args.positional, exit_code, nullptr, /*analyses=*/false);
+  if (!loaded.ok) return exit_code;
+  engine::DiffSet dumps = loaded.set();
   engine::StatsAnswer answer = engine::stats(dumps, args.positional, options, limit,
                                              reread_with_references(args.positional));
   const LeakDiff& diff = answer.diff;
   if (format == "seed") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-    return write_output(args, render_seed(*heaps[1], diff, samples, limit)) ? kExitOk
+    return write_output(args, render_seed(loaded.target(), diff, samples, limit)) ? kExitOk
                                                                             : kExitCannotWrite;
   }
   boost::json::object& json = answer.doc;

@@ -11,7 +11,7 @@ namespace heapleak {
 namespace {
 
 // Read as growth_of reads a holder (length, else references), at its address in C.
-bool grows_to_later(const Heap& target, ObjectIndex i, const Heap& later) {
+bool grows_to_later(const Heap& target, ObjectIndex i, const Counterparts& later) {
   const auto b = size_in_dump(target, i, target);
   const auto c = size_in_dump(target, i, later);
   return b && c && *c > *b;
@@ -32,8 +32,8 @@ bool container(const Heap& heap, ObjectIndex i) {
 }
 
 // The leaked containers `anchor` gained that grow from B to C.
-std::vector<ObjectIndex> grown_new_containers(const Heap& baseline, const Heap& target,
-                                              const Heap& later, const std::vector<char>& leaked,
+std::vector<ObjectIndex> grown_new_containers(const Counterparts& baseline, const Heap& target,
+                                              const Counterparts& later, const std::vector<char>& leaked,
                                               ObjectIndex anchor) {
   std::vector<ObjectIndex> found;
   std::size_t looked = 0;
@@ -56,7 +56,7 @@ std::vector<ObjectIndex> grown_new_containers(const Heap& baseline, const Heap& 
 
 }  // namespace
 
-void adopt_born_holders(const Heap& baseline, const Heap& target, const Heap& later,
+void adopt_born_holders(const Counterparts& baseline, const Heap& target, const Counterparts& later,
                         const std::vector<char>& leaked, std::span<const ObjectIndex> objects,
                         std::vector<ObjectIndex>& holder_of, ObjectIndex first_mark) {
   if (!target.has_edges()) return;

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/heap/heap.h"
 
 namespace heapleak {
@@ -22,7 +23,7 @@ namespace heapleak {
 // new), become holders: every leaked object whose shortest root
 // path passes through one of them is re-anchored to it, the container
 // itself included. Objects of other anchors are left alone.
-void adopt_born_holders(const Heap& baseline, const Heap& target, const Heap& later,
+void adopt_born_holders(const Counterparts& baseline, const Heap& target, const Counterparts& later,
                         const std::vector<char>& leaked, std::span<const ObjectIndex> objects,
                         std::vector<ObjectIndex>& holder_of, ObjectIndex first_mark);
 

@@ -1,6 +1,5 @@
 #include "core/diagnosis/counterparts.h"
 
-#include "core/diagnosis/growth_verdict.h"
 #include "core/heap/column_values.h"
 
 namespace heapleak {
@@ -42,15 +41,70 @@ Counterparts counterparts_of(const Heap& target, const Heap& other) {
     out.flags[i] = f;
     const std::uint32_t own = identity_length(b.type[i], b.length[i]);
     const std::uint32_t theirs = identity_length(o.type[j], o.length[j]);
-    if (own != theirs) out.changed.emplace(i, Counterparts::Sizes{theirs, o.memsize[j]});
+    if (own != theirs || b.memsize[i] != o.memsize[j])
+      out.changed.emplace(i, Counterparts::Sizes{theirs, o.memsize[j]});
   }
-  out.objects = other.size();
-  for (ObjectIndex k = 0; k < other.size(); ++k)
-    ++out.by_type[static_cast<std::size_t>(other.type(k))];
-  out.traced = other.has_allocation_info();
+  out.dump = summary_of(other);
   out.rule = IdentityRule::between(target, other);
-  out.report = other.report();
   return out;
+}
+
+std::uint32_t Counterparts::length_column(const Heap& target, ObjectIndex i) const {
+  const auto it = changed.find(i);
+  if (it != changed.end()) return it->second.length;
+  const HeapColumns& b = target.columns();
+  return b.length.empty() ? 0 : identity_length(b.type[i], b.length[i]);
+}
+
+std::optional<std::uint32_t> Counterparts::length(const Heap& target, ObjectIndex i) const {
+  const std::uint32_t value = length_column(target, i);
+  if (value == 0 || (value & kReferenceCountFlag)) return std::nullopt;
+  return value - 1;
+}
+
+std::optional<std::uint32_t> Counterparts::record_reference_count(const Heap& target,
+                                                                  ObjectIndex i) const {
+  const std::uint32_t value = length_column(target, i);
+  if (!(value & kReferenceCountFlag)) return std::nullopt;
+  return (value & ~kReferenceCountFlag) - 1;
+}
+
+std::size_t undo_unheld_lenient_matches(const Heap& x, const Counterparts& y,
+                                        std::vector<char>& match) {
+  if (!x.has_edges() || match.size() != x.size()) return 0;
+  const HeapColumns& cx = x.columns();
+  const IdentityRule& rule = y.rule;
+  auto lenient = [&](ObjectIndex i) {
+    // Traced objects are told apart by generation; contents decide only
+    // for the untraced ones (same_identity's by_contents).
+    const bool by_contents =
+        rule.contents || (rule.generation && (cx.generation.empty() || cx.generation[i] == 0));
+    return by_contents && (y.flags[i] & Counterparts::kOneSidedContents);
+  };
+  std::vector<bool> is_root(x.size(), false);
+  for (const auto& root : x.roots()) {
+    for (ObjectIndex t : root.targets) is_root[t] = true;
+  }
+  std::vector<ObjectIndex> undo;
+  for (ObjectIndex i = 0; i < x.size(); ++i) {
+    if (!match[i] || !lenient(i)) continue;
+    // A new shared String on a dead String's slot points at other bytes.
+    if (y.flags[i] & Counterparts::kSharedElsewhere) {
+      undo.push_back(i);
+      continue;
+    }
+    if (is_root[i]) continue;
+    bool held_by_old = false;
+    for (ObjectIndex r : x.referrers(i)) {
+      if (r != i && match[r]) {
+        held_by_old = true;
+        break;
+      }
+    }
+    if (!held_by_old) undo.push_back(i);
+  }
+  for (ObjectIndex i : undo) match[i] = 0;
+  return undo.size();
 }
 
 }  // namespace heapleak

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/heap/heap.h"
 
 namespace heapleak {
@@ -26,12 +27,13 @@ inline constexpr std::uint64_t kGrownMinBytes = 16 * 1024;
 inline constexpr std::uint64_t kGrownMinEntries = 32;
 
 // The grown objects of `target`, most bytes gained first. `in_baseline[i]`
-// and `in_later[i]` are the diff's matches of target's object i (kNoObject
-// when none): matched objects are compared at once, others only when big
-// enough to qualify (a String's value changes as it grows, so the diff's
-// untraced identity does not match it).
-std::vector<GrownObject> grown_objects(const Heap& baseline, const Heap& target, const Heap& later,
-                                       std::span<const ObjectIndex> in_baseline,
-                                       std::span<const ObjectIndex> in_later);
+// and `in_later[i]` say the diff matched target's object i in A and in C:
+// matched objects are compared at once, others only when big enough to
+// qualify (a String's value changes as it grows, so the diff's untraced
+// identity does not match it) and the same container there.
+std::vector<GrownObject> grown_objects(const Counterparts& baseline, const Heap& target,
+                                       const Counterparts& later,
+                                       std::span<const char> in_baseline,
+                                       std::span<const char> in_later);
 
 }  // namespace heapleak

@@ -2,30 +2,9 @@
 
 #include <algorithm>
 
-#include "core/diagnosis/identity.h"
 #include "core/graph/dominators.h"
-#include "core/heap/naming_runtime.h"
 
 namespace heapleak {
-
-bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
-  if (x.type(i) != y.type(j) || x.class_name(i) != y.class_name(j)) return false;
-  const auto gx = x.generation(i), gy = y.generation(j);
-  return !gx || !gy || *gx == *gy;
-}
-
-bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
-  return is_thread(x, i) && is_thread(y, j);
-}
-
-std::optional<ObjectIndex> same_container_in(const Heap& target, ObjectIndex object,
-                                             const Heap& other) {
-  if (&other == &target) return object;
-  const auto j = other.find(target.address(object));
-  if (!j || (!same_container(target, object, other, *j) && !same_thread(target, object, other, *j)))
-    return std::nullopt;
-  return j;
-}
 
 std::optional<std::uint64_t> size_in_dump(const Heap& target, ObjectIndex object,
                                           const Heap& other) {
@@ -39,52 +18,46 @@ std::optional<std::uint64_t> size_in_dump(const Heap& target, ObjectIndex object
   return count ? std::optional<std::uint64_t>(*count) : std::nullopt;
 }
 
-bool gained_after(const Heap& baseline, const Heap& target, ObjectIndex holder, ObjectIndex entry) {
+std::optional<std::uint64_t> size_in_dump(const Heap& target, ObjectIndex object,
+                                          const Counterparts& other) {
+  if (!other.same_container_or_thread(object)) return std::nullopt;
+  if (target.length(object)) return other.length(target, object);
+  return other.record_reference_count(target, object);  // any holder kind, any load
+}
+
+bool gained_after(const Counterparts& baseline, const Heap& target, ObjectIndex holder,
+                  ObjectIndex entry) {
   const auto before = size_in_dump(target, holder, baseline);
   const auto now = size_in_dump(target, holder, target);
   if (before && now && *before < *now) return true;
-  const auto j = baseline.find(target.address(entry));
-  return !j || !same_container(target, entry, baseline, *j);
+  return !baseline.same_container(entry);
 }
 
-bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later) {
+bool drops_entries(const Heap& target, ObjectIndex holder, const Counterparts* later) {
   return dropped_entries(target, holder, later, 1) > 0;
 }
 
-namespace {
-
-// B's object `y` is not the same object at its address in `later`.
-bool gone_by(const SameObject& same, const Heap& target, ObjectIndex y, const Heap& later) {
-  const auto j = later.find(target.address(y));
-  return !j || !same(y, *j);
-}
-
-}  // namespace
-
-std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later,
+std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Counterparts* later,
                             std::size_t enough) {
   if (!later || holder == kNoObject || !target.has_edges()) return 0;
-  const SameObject same(IdentityRule::between(target, *later), target, *later);
   std::size_t gone = 0;
   for (ObjectIndex y : target.references(holder))
-    if (gone_by(same, target, y, *later) && ++gone == enough) break;
+    if (later->gone(y) && ++gone == enough) break;
   return gone;
 }
 
-std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder, const Heap& later,
-                                      std::size_t looks) {
+std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder,
+                                      const Counterparts& later, std::size_t looks) {
   if (holder == kNoObject || !target.has_edges() || looks == 0) return 0;
   const auto refs = target.references(holder);
   if (refs.size() <= looks) return dropped_entries(target, holder, &later);
-  const SameObject same(IdentityRule::between(target, later), target, later);
   const std::size_t step = refs.size() / looks;
   std::size_t gone = 0, looked = 0;
-  for (std::size_t k = 0; k < refs.size(); k += step, ++looked)
-    gone += gone_by(same, target, refs[k], later);
+  for (std::size_t k = 0; k < refs.size(); k += step, ++looked) gone += later.gone(refs[k]);
   return gone * refs.size() / looked;
 }
 
-bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
+bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Counterparts* later,
                    std::uint64_t retained) {
   if (!later || holder == kNoObject || !target.has_edges()) return false;
   const auto refs = target.references(holder);
@@ -92,10 +65,8 @@ bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
   const ObjectIndex entry = refs.front();
   const DominatorTree& tree = target.dominators();
   if (!tree.reachable(entry) || 2 * tree.retained(entry) < retained) return false;
-  const auto j = later->find(target.address(holder));
-  if (!j || later->first_ref(*j) == target.first_ref(holder)) return false;
-  const auto gone = later->find(target.address(entry));
-  return !gone || !same_container(target, entry, *later, *gone);
+  if (!later->present(holder) || later->first_ref_equal(holder)) return false;
+  return !later->same_container(entry);
 }
 
 bool looks_bounded(const Growth& growth) {

@@ -4,7 +4,8 @@
 // the dumps (45 -> 95 -> 100) out of the leak rows, whatever the phase of
 // the workload when the dumps were taken. The numbers it judges (Growth,
 // one per leak row) and how one is read in another dump (size_in_dump) are
-// here too, below the rows (core/diagnosis/leak_row.h) that carry them.
+// here too, below the rows (core/diagnosis/leak_row.h) that carry them; the
+// container tests they use are identity.h's.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/heap/heap.h"
 
 namespace heapleak {
@@ -33,51 +35,37 @@ struct Growth {
   bool born = false;
 };
 
-// The container `i` of `x` and `j` of `y`, at one address, are one object for
-// reading its growth: same type and class name (and generation when both
-// have one). Its contents do not count: an LRU that evicted its first key, a
-// ring buffer that shifted, are still the same container (the diff's
-// untraced identity compares first references and would call them new).
-bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
-
-// Whether Thread `i` of `x` and the Thread at its address in `y` are one: a
-// Thread's first reference is whatever its stack holds at the moment, so
-// the identity rule's first-reference test says nothing about it.
-bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
-
-// Where `object` of `target` sits in `other`, when it is the same container
-// there (same_container, or the same thread); `other` may be `target` itself.
-std::optional<ObjectIndex> same_container_in(const Heap& target, ObjectIndex object,
-                                             const Heap& other);
-
 // What growth_of reads of `object` of `target` (its length when it has one,
 // else its references), in `other`: nullopt unless the same container
 // (same_container, or the same thread) sits at its address there. `other`
-// may be `target` itself.
+// may be `target` itself. From another dump's counterparts, the same.
 std::optional<std::uint64_t> size_in_dump(const Heap& target, ObjectIndex object,
                                           const Heap& other);
+std::optional<std::uint64_t> size_in_dump(const Heap& target, ObjectIndex object,
+                                          const Counterparts& other);
 
 // `holder` gained the container `entry` (new by the diff) after `baseline`:
 // it holds more in B than in A, or A had no container of entry's type and
 // class at its address. Else the diff called `entry` new because its first
 // entry changed (a store pruned its oldest), not because it was made after A.
-bool gained_after(const Heap& baseline, const Heap& target, ObjectIndex holder, ObjectIndex entry);
+bool gained_after(const Counterparts& baseline, const Heap& target, ObjectIndex holder,
+                  ObjectIndex entry);
 
 // Some of the objects `holder` references in `target` are gone by `later`:
 // it evicts (an append-only leak keeps every entry). False without `later`.
-bool drops_entries(const Heap& target, ObjectIndex holder, const Heap* later);
+bool drops_entries(const Heap& target, ObjectIndex holder, const Counterparts* later);
 
 // How many of the objects `holder` references in `target` are gone by
 // `later` (0 without `later`): how much of what it held it turned over.
 // Counting stops at `enough` (each look is a search in C).
-std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Heap* later,
+std::size_t dropped_entries(const Heap& target, ObjectIndex holder, const Counterparts* later,
                             std::size_t enough = SIZE_MAX);
 
 // dropped_entries for a holder of any size at a bounded cost: exact up to
 // `looks` references, else counted on `looks` of them evenly spread and
-// scaled (a leak's Hash of a million entries is one search in C per look).
-std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder, const Heap& later,
-                                      std::size_t looks = 65536);
+// scaled (a leak's Hash of a million entries is one random read per look).
+std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder,
+                                      const Counterparts& later, std::size_t looks = 65536);
 
 // The holder keeps the leak through one entry that is rebuilt, not grown: its
 // first reference in B holds most of the leaked bytes (`retained`, by B's
@@ -86,7 +74,7 @@ std::size_t estimated_dropped_entries(const Heap& target, ObjectIndex holder, co
 // grown copy on every call: the `__callbacks` Hash keeps one key, so its size (1 -> 1 -> 1) cannot
 // say whether it grew. An LRU that evicted its first key does not qualify: that key holds little of
 // the leak.
-bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Heap* later,
+bool rebuilt_entry(const Heap& target, ObjectIndex holder, const Counterparts* later,
                    std::uint64_t retained);
 
 // The growth says "bounded": C not above B; or C back within a tolerance of

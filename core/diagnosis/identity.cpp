@@ -3,6 +3,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/heap/naming_runtime.h"
+
 namespace heapleak {
 
 IdentityRule IdentityRule::between(const Heap& x, const Heap& y) {
@@ -83,59 +85,28 @@ SameObject::SameObject(const IdentityRule& rule, const Heap& x, const Heap& y)
   }
 }
 
-std::size_t undo_unheld_lenient_matches(const IdentityRule& rule, const Heap& x, const Heap& y,
-                                        std::vector<ObjectIndex>& match) {
-  if (!x.has_edges() || match.size() != x.size()) return 0;
-  const HeapColumns& cx = x.columns();
-  const HeapColumns& cy = y.columns();
-  auto one_sided = [](std::uint32_t a, std::uint32_t b) { return (a == 0) != (b == 0); };
-  auto lenient = [&](ObjectIndex i, ObjectIndex j) {
-    // Traced objects are told apart by generation; contents decide only
-    // for the untraced ones (same_identity's by_contents).
-    const bool by_contents =
-        rule.contents || (rule.generation && (cx.generation.empty() || cx.generation[i] == 0));
-    return by_contents && (one_sided(cx.value_hash[i], cy.value_hash[j]) ||
-                           one_sided(cx.first_ref[i], cy.first_ref[j]));
-  };
-  std::vector<bool> is_root(x.size(), false);
-  for (const auto& root : x.roots()) {
-    for (ObjectIndex t : root.targets) is_root[t] = true;
-  }
-  // A String that turned shared in place gave its bytes to its new root:
-  // the root's value is the one y showed. A new shared String (a substring,
-  // a copy of another) on a dead String's slot points at other bytes.
-  auto shared_elsewhere = [&](ObjectIndex i, ObjectIndex j) {
-    if (cx.type[i] != ObjectType::kString || cx.value_hash[i] != 0 || cy.value_hash[j] == 0)
-      return false;
-    const auto refs = x.references(i);
-    return refs.size() == 1 && cx.type[refs[0]] == ObjectType::kString &&
-           cx.value_hash[refs[0]] != 0 && cx.value_hash[refs[0]] != cy.value_hash[j];
-  };
-  std::vector<ObjectIndex> undo;
-  for (ObjectIndex i = 0; i < x.size(); ++i) {
-    const ObjectIndex j = match[i];
-    if (j == kNoObject || !lenient(i, j)) continue;
-    if (shared_elsewhere(i, j)) {
-      undo.push_back(i);
-      continue;
-    }
-    if (is_root[i]) continue;
-    bool held_by_old = false;
-    for (ObjectIndex r : x.referrers(i)) {
-      if (r != i && match[r] != kNoObject) {
-        held_by_old = true;
-        break;
-      }
-    }
-    if (!held_by_old) undo.push_back(i);
-  }
-  for (ObjectIndex i : undo) match[i] = kNoObject;
-  return undo.size();
-}
-
 bool SameObject::operator()(ObjectIndex i, ObjectIndex j) const {
   return same_identity(rule_, x_, i, y_, j,
                        [&](std::uint32_t a, std::uint32_t b) { return x_to_y_[a] == b; });
+}
+
+bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
+  if (x.type(i) != y.type(j) || x.class_name(i) != y.class_name(j)) return false;
+  const auto gx = x.generation(i), gy = y.generation(j);
+  return !gx || !gy || *gx == *gy;
+}
+
+bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j) {
+  return is_thread(x, i) && is_thread(y, j);
+}
+
+std::optional<ObjectIndex> same_container_in(const Heap& target, ObjectIndex object,
+                                             const Heap& other) {
+  if (&other == &target) return object;
+  const auto j = other.find(target.address(object));
+  if (!j || (!same_container(target, object, other, *j) && !same_thread(target, object, other, *j)))
+    return std::nullopt;
+  return j;
 }
 
 }  // namespace heapleak

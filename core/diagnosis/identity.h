@@ -5,9 +5,12 @@
 // mutate in place (a string's `value` once it becomes shared, an Array's or
 // Hash's first reference) decide only without tracing, and only when both
 // records carry them.
+// Also the looser test growth is read by: the same container (type, class
+// name, generation), whatever it holds now, or the same Thread.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,20 +53,21 @@ class SameObject {
   static constexpr std::uint32_t kAbsent = UINT32_MAX;
 };
 
-// A slot reused by an object of the same type and class passes the contents
-// test when the contents appear or vanish in place (an empty Hash that
-// gained entries, a String that turned shared): the rule cannot tell those
-// from a new object at a dead one's address. Where `x` has edges, its
-// referrers can: an object that kept its identity is still held by an old
-// object (one `match` pairs with the other heap), while a new Hash of a new
-// record, or a new shared String of a new Hash, is held by new objects only.
-// Such lenient matches of x's objects (`match[i]`: y's object at i's
-// address) held by no matched object and no root are undone (set to
-// kNoObject), and so are shared Strings whose root holds other bytes than
-// the value y showed (one that turned shared in place gave its own bytes
-// to its root); returns how many. Decided on the matches as given, so the
-// order objects are visited in does not change the answer.
-std::size_t undo_unheld_lenient_matches(const IdentityRule& rule, const Heap& x, const Heap& y,
-                                        std::vector<ObjectIndex>& match);
+// The container `i` of `x` and `j` of `y`, at one address, are one object for
+// reading its growth: same type and class name (and generation when both
+// have one). Its contents do not count: an LRU that evicted its first key, a
+// ring buffer that shifted, are still the same container (the diff's
+// untraced identity compares first references and would call them new).
+bool same_container(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
+
+// Whether Thread `i` of `x` and the Thread at its address in `y` are one: a
+// Thread's first reference is whatever its stack holds at the moment, so
+// the identity rule's first-reference test says nothing about it.
+bool same_thread(const Heap& x, ObjectIndex i, const Heap& y, ObjectIndex j);
+
+// Where `object` of `target` sits in `other`, when it is the same container
+// there (same_container, or the same thread); `other` may be `target` itself.
+std::optional<ObjectIndex> same_container_in(const Heap& target, ObjectIndex object,
+                                             const Heap& other);
 
 }  // namespace heapleak

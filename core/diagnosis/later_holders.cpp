@@ -16,33 +16,25 @@ constexpr std::size_t kMaxVisits = 200000;
 
 class LivesOn {
  public:
-  LivesOn(const Heap& baseline, const Heap& target, const Heap& later)
-      : baseline_(baseline), target_(target), later_(later) {}
+  LivesOn(const Counterparts& baseline, const Counterparts& later)
+      : baseline_(baseline), later_(later) {}
 
   // There in A and in C as the same container (same_container: an LRU that
   // evicted its first key lives on; the diff's untraced rule would say no).
-  bool operator()(ObjectIndex i) {
-    auto [it, inserted] = memo_.try_emplace(i, false);
-    if (!inserted) return it->second;
-    const Address address = target_.address(i);
-    const auto a = baseline_.find(address);
-    if (!a || !same_container(target_, i, baseline_, *a)) return false;
-    const auto c = later_.find(address);
-    return it->second = c && same_container(target_, i, later_, *c);
+  bool operator()(ObjectIndex i) const {
+    return baseline_.same_container(i) && later_.same_container(i);
   }
 
  private:
-  const Heap& baseline_;
-  const Heap& target_;
-  const Heap& later_;
-  std::unordered_map<ObjectIndex, bool> memo_;
+  const Counterparts& baseline_;
+  const Counterparts& later_;
 };
 
 // Another referrer of the group, reached from it through leaked objects,
 // that lives on in C; kNoObject when none.
 ObjectIndex other_holder(const Heap& target, const std::vector<char>& leaked,
                          const std::vector<ObjectIndex>& group, ObjectIndex gone,
-                         LivesOn& lives_on) {
+                         const LivesOn& lives_on) {
   const RootPaths& paths = target.root_paths();
   std::unordered_set<ObjectIndex> seen(group.begin(), group.end());
   std::deque<ObjectIndex> queue(group.begin(), group.end());
@@ -63,12 +55,13 @@ ObjectIndex other_holder(const Heap& target, const std::vector<char>& leaked,
 
 }  // namespace
 
-void keep_holders_alive_in_later(const Heap& baseline, const Heap& target, const Heap& later,
+void keep_holders_alive_in_later(const Counterparts& baseline, const Heap& target,
+                                 const Counterparts& later,
                                  const std::vector<char>& leaked,
                                  std::span<const ObjectIndex> objects,
                                  std::vector<ObjectIndex>& holder_of, ObjectIndex transient_mark) {
   if (!target.has_edges()) return;
-  LivesOn lives_on(baseline, target, later);
+  const LivesOn lives_on(baseline, later);
   std::unordered_map<ObjectIndex, std::vector<ObjectIndex>> gone;
   for (ObjectIndex x : objects) {
     const ObjectIndex h = holder_of[x];

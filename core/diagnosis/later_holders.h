@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/heap/heap.h"
 
 namespace heapleak {
@@ -20,7 +21,8 @@ namespace heapleak {
 // that is left alone. Gone holders are replaced in place; objects held in B
 // only get `transient_mark`.
 inline constexpr ObjectIndex kFirstHolderMark = 0xFFFD0000u;
-void keep_holders_alive_in_later(const Heap& baseline, const Heap& target, const Heap& later,
+void keep_holders_alive_in_later(const Counterparts& baseline, const Heap& target,
+                                 const Counterparts& later,
                                  const std::vector<char>& leaked,
                                  std::span<const ObjectIndex> objects,
                                  std::vector<ObjectIndex>& holder_of, ObjectIndex transient_mark);

@@ -98,11 +98,15 @@ ObjectIndex visible_holder(const Heap& heap, ObjectIndex holder, std::vector<Obj
 // Leaked objects that another leaked object dominates count in that one's
 // row only, so a row's retained bytes are the retained sizes of its leaked
 // objects not dominated by any leaked object (memoised along idom chains).
-std::vector<char> dominated_by_leak(const Heap& heap, const std::vector<char>& leaked,
-                                    const std::vector<ObjectIndex>& objects) {
+// One byte per object holds both the memo and the answer (kCoveredByLeak):
+// two arrays were 12 MB at explain's peak on syn1700.
+constexpr std::uint8_t kMemoKnown = 1;      // memo set: ...
+constexpr std::uint8_t kMemoLeakAbove = 2;  // ... y or some dominator of y is leaked
+constexpr std::uint8_t kCoveredByLeak = 4;  // some strict dominator of x is leaked
+std::vector<std::uint8_t> dominated_by_leak(const Heap& heap, const std::vector<char>& leaked,
+                                            const std::vector<ObjectIndex>& objects) {
   const DominatorTree& tree = heap.dominators();
-  std::vector<signed char> memo(heap.size(), -1);  // some strict dominator... is leaked
-  std::vector<char> covered(heap.size(), 0);
+  std::vector<std::uint8_t> state(heap.size(), 0);
   std::vector<ObjectIndex> chain;
   for (ObjectIndex x : objects) {
     if (!tree.reachable(x)) continue;
@@ -110,8 +114,8 @@ std::vector<char> dominated_by_leak(const Heap& heap, const std::vector<char>& l
     bool found = false;
     for (ObjectIndex y = tree.idom(x);; y = tree.idom(y)) {
       if (y == DominatorTree::kSuperRoot || y == kNoObject) break;
-      if (memo[y] >= 0) {
-        found = memo[y];
+      if (state[y] & kMemoKnown) {
+        found = state[y] & kMemoLeakAbove;
         break;
       }
       chain.push_back(y);
@@ -120,11 +124,10 @@ std::vector<char> dominated_by_leak(const Heap& heap, const std::vector<char>& l
         break;
       }
     }
-    // memo[y]: y or some dominator of y is leaked.
-    for (ObjectIndex y : chain) memo[y] = found;
-    covered[x] = found;
+    for (ObjectIndex y : chain) state[y] |= kMemoKnown | (found ? kMemoLeakAbove : 0);
+    if (found) state[x] |= kCoveredByLeak;
   }
-  return covered;
+  return state;
 }
 
 std::string sanitized(std::string text) {
@@ -205,8 +208,8 @@ Reach reach_of(const Heap& heap, const LeakCluster& cluster, const std::string& 
 
 // `moved`: part of the heap moved between B and C, so an entry of B missing
 // from its address in C may be alive elsewhere: turnover cannot be counted.
-Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, ObjectIndex holder,
-                 bool moved) {
+Growth growth_of(const Counterparts& baseline, const Heap& target, const Counterparts* later,
+                 ObjectIndex holder, bool moved) {
   Growth growth;
   if (holder == kNoObject) return growth;
   const bool by_length = target.length(holder).has_value();
@@ -225,7 +228,7 @@ Growth growth_of(const Heap& baseline, const Heap& target, const Heap* later, Ob
   growth.baseline = size_in_dump(target, holder, baseline);
   if (later) growth.later = size_in_dump(target, holder, *later);
   // Whether it evicts matters only to a growth that slowed down: look then only
-  // (a look is a search in C per reference of the holder).
+  // (a look is a random read per reference of the holder).
   const auto& [a, b, c] = std::tie(growth.baseline, growth.target, growth.later);
   if (a && b && c && *a < *b && *b < *c && 4 * (*c - *b) <= *b - *a)
     growth.drops = drops_entries(target, holder, later);
@@ -390,14 +393,15 @@ void find_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& 
 
 void apply_later_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
   if (!dumps.later) return;
-  keep_holders_alive_in_later(dumps.baseline, dumps.target, *dumps.later, rows.leaked, diff.leaked,
-                              rows.holder_of, kTransientMark);
+  keep_holders_alive_in_later(dumps.baseline.of_target(), dumps.target,
+                              dumps.later->of_target(), rows.leaked, diff.leaked, rows.holder_of,
+                              kTransientMark);
 }
 
 void apply_born_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
   if (!dumps.later) return;
-  adopt_born_holders(dumps.baseline, dumps.target, *dumps.later, rows.leaked, diff.leaked,
-                     rows.holder_of, kFirstHolderMark);
+  adopt_born_holders(dumps.baseline.of_target(), dumps.target, dumps.later->of_target(),
+                     rows.leaked, diff.leaked, rows.holder_of, kFirstHolderMark);
 }
 
 void group_by_holder(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
@@ -433,11 +437,14 @@ void group_by_holder(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgres
     std::sort(cluster.objects.begin(), cluster.objects.end());
     cluster.count = cluster.objects.size();
   }
+  // Read by no later pass: 4 bytes per object of B freed before the sizes
+  // pass's own array (24 MB of explain's peak on syn1700).
+  std::vector<ObjectIndex>().swap(rows.holder_of);
 }
 
 void measure_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
   const Heap& target = dumps.target;
-  const std::vector<char> covered = dominated_by_leak(target, rows.leaked, diff.leaked);
+  const std::vector<std::uint8_t> covered = dominated_by_leak(target, rows.leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
   for (auto& [anchor, cluster] : rows.rows) {
     std::vector<ObjectIndex> reachable;
@@ -448,7 +455,7 @@ void measure_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& 
         continue;
       }
       reachable.push_back(i);
-      if (!covered[i]) cluster.retained += tree.retained(i);
+      if (!(covered[i] & kCoveredByLeak)) cluster.retained += tree.retained(i);
     }
     cluster.owners = owners_of(target, reachable);
   }
@@ -460,7 +467,9 @@ void place_rows(const DiffDumps& dumps, RowsInProgress& rows) {
 }
 
 void read_growth(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
-  const auto& [baseline, target, later] = dumps;
+  const Counterparts& baseline = dumps.baseline.of_target();
+  const Heap& target = dumps.target;
+  const Counterparts* later = dumps.later ? &dumps.later->of_target() : nullptr;
   for (auto& [anchor, cluster] : rows.rows) {
     // Growth is read where the references were gained: the holder, or the
     // last VM hop under it (a Proc's env, a class's method table).
@@ -470,7 +479,7 @@ void read_growth(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& r
       cluster.growth.born = true;
       cluster.growth.baseline.reset();
     }
-    if (looks_bounded(cluster.growth))  // only then: a search in C
+    if (looks_bounded(cluster.growth))  // only then: its first entry in C
       cluster.growth.rebuilt =
           rebuilt_entry(target, growth_object(cluster), later, cluster.retained);
   }
@@ -496,8 +505,12 @@ void read_replaced_entries(const DiffDumps& dumps, RowsInProgress& rows) {
     queries.push_back({owner, entry});
   }
   if (rebuilt.empty()) return;
-  const auto in_baseline = find_replaced_entries(target, queries, dumps.baseline);
-  const auto in_later = find_replaced_entries(target, queries, *dumps.later);
+  // A's and C's heaps, read for these rows (held, or loaded now): the copy
+  // is none of B's objects, so the counterparts do not have it.
+  const auto baseline = dumps.baseline.heap();
+  const auto in_baseline = find_replaced_entries(target, queries, *baseline);
+  const auto later = dumps.later->heap();
+  const auto in_later = find_replaced_entries(target, queries, *later);
   for (std::size_t q = 0; q < rebuilt.size(); ++q) {
     if (!in_later[q]) continue;  // C's copy not found: its size still says nothing
     const ObjectIndex entry = queries[q].entry;
@@ -506,13 +519,13 @@ void read_replaced_entries(const DiffDumps& dumps, RowsInProgress& rows) {
                    : target.type(entry) == ObjectType::kString ? "bytesize"
                                                                : "length";
     growth.baseline.reset();
-    if (in_baseline[q]) growth.baseline = dumps.baseline.length(*in_baseline[q]);
+    if (in_baseline[q]) growth.baseline = baseline->length(*in_baseline[q]);
     growth.target = target.length(entry);
-    growth.later = dumps.later->length(*in_later[q]);
+    growth.later = later->length(*in_later[q]);
     growth.stack = false;
     growth.rebuilt = false;
     growth.replaced = true;
-    growth.dropped = dropped_entries(target, entry, dumps.later);
+    growth.dropped = dropped_entries(target, entry, &dumps.later->of_target());
     growth.drops = growth.dropped > 0;
   }
 }
@@ -530,7 +543,9 @@ void name_rows(const DiffDumps& dumps, GroupBy group_by, RowsInProgress& rows) {
 }
 
 void judge_rows(const DiffDumps& dumps, RowsInProgress& rows) {
-  const auto& [baseline, target, later] = dumps;
+  const Counterparts& baseline = dumps.baseline.of_target();
+  const Heap& target = dumps.target;
+  const Counterparts* later = dumps.later ? &dumps.later->of_target() : nullptr;
   const CaptureOwn capture_own(target);
   for (auto& [anchor, cluster] : rows.rows) {
     // The capture gem's objects are in every dump it takes: never the program's leak.

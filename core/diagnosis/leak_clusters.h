@@ -24,19 +24,19 @@
 
 namespace heapleak {
 
-// The three dumps a diagnosis reads: `baseline` (A) and `later` (C) may be
-// identity-only heaps, `later` may be null (a 2-dump diff); `target` (B)
-// needs references.
+// The three dumps a diagnosis reads: `target` (B) with references; A and C
+// as what they say of B's objects, their heaps read only by the passes that
+// need more (core/diagnosis/other_dump.h); `later` may be null (a 2-dump diff).
 struct DiffDumps {
-  const Heap& baseline;
+  const OtherDump& baseline;
   const Heap& target;
-  const Heap* later = nullptr;
+  const OtherDump* later = nullptr;
 };
 
 // The rows while the passes build them.
 struct RowsInProgress {
   std::vector<char> leaked;            // by object of B: new in B and alive in C
-  std::vector<ObjectIndex> holder_of;  // by object of B: its holder, or a mark
+  std::vector<ObjectIndex> holder_of;  // by object of B: its holder, or a mark (until grouped)
   // By anchor (the holder, or a mark) and first VM hop: two VM holders
   // passed over for the same visible object are one row.
   using Anchor = std::pair<ObjectIndex, ObjectIndex>;

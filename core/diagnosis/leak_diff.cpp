@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <exception>
-#include <system_error>
-#include <thread>
+#include <optional>
 #include <unordered_map>
 
 #include "core/diagnosis/moved_objects.h"
@@ -18,9 +16,6 @@ namespace {
 // process, objects have most likely moved (GC.compact) rather than died.
 constexpr double kCompactionThreshold = 0.3;
 constexpr std::size_t kMinObjectsForCompactionCheck = 1000;
-// Below this many objects in B, a second thread for the B-to-C match costs
-// more than it saves.
-constexpr std::size_t kObjectsWorthAThread = 200000;
 
 bool is_live(ObjectType type) { return type != ObjectType::kNone && type != ObjectType::kMoved; }
 
@@ -38,24 +33,6 @@ bool ranks_as_internal(const Heap& heap, ObjectIndex i) {
     default:
       return false;
   }
-}
-
-// For each object of `from`, the matching object of `to` at the same address
-// (same_object, by SameObject), or kNoObject. A linear merge: both heaps are sorted.
-std::vector<ObjectIndex> match_by_address(const Heap& from, const Heap& to,
-                                          const IdentityRule& rule, std::size_t& matched) {
-  std::vector<ObjectIndex> match(from.size(), kNoObject);
-  const SameObject same(rule, from, to);
-  matched = 0;
-  ObjectIndex j = 0;
-  for (ObjectIndex i = 0; i < from.size(); ++i) {
-    while (j < to.size() && to.address(j) < from.address(i)) ++j;
-    if (j < to.size() && to.address(j) == from.address(i) && same(i, j)) {
-      match[i] = j;
-      ++matched;
-    }
-  }
-  return match;
 }
 
 std::string percent(double share) {
@@ -182,68 +159,50 @@ std::vector<LeakGroup> group_objects(const Heap& heap, std::span<const ObjectInd
   return groups;
 }
 
-IdentityMatch match_identities(const Heap& baseline, const Heap& target, const Heap* later,
-                               LeakDiff& diff) {
+IdentityMatch match_identities(const OtherDump& baseline, const Heap& target,
+                               const OtherDump* later, LeakDiff& diff) {
   diff.three_way = later != nullptr;
   // A dump cut short or otherwise damaged weakens every count below: say so first.
-  for (const Heap* heap : {&baseline, &target, later}) {
-    if (heap == nullptr) continue;
-    for (auto& warning : load_warnings(heap->report())) diff.warnings.push_back(std::move(warning));
+  for (auto& warning : load_warnings(baseline.report())) diff.warnings.push_back(std::move(warning));
+  for (auto& warning : load_warnings(target.report())) diff.warnings.push_back(std::move(warning));
+  if (later) {
+    for (auto& warning : load_warnings(later->report())) diff.warnings.push_back(std::move(warning));
   }
-  const IdentityRule old_rule = IdentityRule::between(baseline, target);
-  diff.rule = old_rule.describe();
-
-  // B against A and B against C read different heaps and fill different
-  // arrays: the second runs on a thread of its own when the heaps are large
-  // (each is a merge over every object of B, bound by memory latency).
-  std::size_t matched = 0, later_matched = 0;
+  const Counterparts& in_a = baseline.of_target();
+  diff.rule = in_a.rule.describe();
+  // What A and C say of each object of B, read off their counterparts.
   IdentityMatch match;
-  const IdentityRule new_rule = later ? IdentityRule::between(target, *later) : old_rule;
-  std::exception_ptr later_failed;
-  auto match_later = [&] {
-    try {
-      match.in_later = match_by_address(target, *later, new_rule, later_matched);
-    } catch (...) {
-      later_failed = std::current_exception();
-    }
-  };
-  std::thread helper;
-  if (later && target.size() >= kObjectsWorthAThread) {
-    try {
-      helper = std::thread(match_later);
-    } catch (const std::system_error&) {
-      // No thread to be had: matched below, one after the other.
-    }
+  std::size_t matched = 0, later_matched = 0;
+  match.in_baseline.assign(target.size(), 0);
+  for (ObjectIndex i = 0; i < target.size(); ++i) matched += match.in_baseline[i] = in_a.same(i);
+  if (later) {
+    const Counterparts& in_c = later->of_target();
+    match.in_later.assign(target.size(), 0);
+    for (ObjectIndex i = 0; i < target.size(); ++i) later_matched += match.in_later[i] = in_c.same(i);
   }
-  try {
-    match.in_baseline = match_by_address(target, baseline, old_rule, matched);
-  } catch (...) {
-    if (helper.joinable()) helper.join();
-    throw;
-  }
-  if (helper.joinable()) {
-    helper.join();
-  } else if (later) {
-    match_later();
-  }
-  if (later_failed) std::rethrow_exception(later_failed);
   // A slot of A reused in B by a new object whose contents only appeared
-  // (identity.h): new, when B's edges show no old object holding it.
-  undo_unheld_lenient_matches(old_rule, target, baseline, match.in_baseline);
-  check_compaction("A (baseline)", "B (target)", std::min(baseline.size(), target.size()), matched,
+  // (counterparts.h): new, when B's edges show no old object holding it.
+  undo_unheld_lenient_matches(target, in_a, match.in_baseline);
+  check_compaction("A (baseline)", "B (target)",
+                   std::min<std::size_t>(baseline.summary().objects, target.size()), matched,
                    diff.baseline_survival, diff);
   if (later) {
-    check_compaction("B (target)", "C (later)", std::min(target.size(), later->size()),
+    const Counterparts& in_c = later->of_target();
+    check_compaction("B (target)", "C (later)",
+                     std::min<std::size_t>(target.size(), later->summary().objects),
                      later_matched, diff.later_survival, diff);
-    if (new_rule.describe() != diff.rule) diff.rule += "; B to C: " + new_rule.describe();
+    if (in_c.rule.describe() != diff.rule) diff.rule += "; B to C: " + in_c.rule.describe();
   }
   return match;
 }
 
-void select_leaked(const Heap& baseline, const Heap& target, const Heap* later,
+void select_leaked(const OtherDump& baseline, const Heap& target, const OtherDump* later,
                    const IdentityMatch& match, LeakDiff& diff) {
   if (diff.compacted) {
-    diff.leaked = diff_by_fingerprint(baseline, target, later);
+    // Counted by content: the one diff that reads A's and C's objects whole.
+    const auto a = baseline.heap();
+    const auto c = later ? later->heap() : nullptr;
+    diff.leaked = diff_by_fingerprint(*a, target, c.get());
     diff.rule =
         "content fingerprint (type+class name+value+allocation site), counted: the dumps look "
         "compacted";
@@ -266,18 +225,19 @@ void select_leaked(const Heap& baseline, const Heap& target, const Heap* later,
     }
   }
   for (ObjectIndex i = 0; i < target.size(); ++i) {
-    if (!is_live(target.type(i)) || match.in_baseline[i] != kNoObject) continue;
-    if (later && match.in_later[i] == kNoObject &&
+    if (!is_live(target.type(i)) || match.in_baseline[i]) continue;
+    if (later && !match.in_later[i] &&
         !std::binary_search(moved_back.begin(), moved_back.end(), i))
       continue;
     diff.leaked.push_back(i);
   }
 }
 
-void find_grown(const Heap& baseline, const Heap& target, const Heap* later,
+void find_grown(const OtherDump& baseline, const Heap& target, const OtherDump* later,
                 const IdentityMatch& match, LeakDiff& diff) {
   if (later && !diff.compacted)
-    diff.grown = grown_objects(baseline, target, *later, match.in_baseline, match.in_later);
+    diff.grown = grown_objects(baseline.of_target(), target, later->of_target(),
+                               match.in_baseline, match.in_later);
 }
 
 void group_leaked(const Heap& target, const LeakDiffOptions& options, LeakDiff& diff) {
@@ -297,14 +257,22 @@ DiffRoles diff_roles(std::size_t dumps) {
 
 // stats' diff: the first passes of explain's list (core/explain/explain_pipeline.cpp), in its
 // order.
-LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
-                    const LeakDiffOptions& options) {
+LeakDiff diff_other_dumps(const OtherDump& baseline, const Heap& target, const OtherDump* later,
+                          const LeakDiffOptions& options) {
   LeakDiff diff;
   const IdentityMatch match = match_identities(baseline, target, later, diff);
   select_leaked(baseline, target, later, match, diff);
   find_grown(baseline, target, later, match, diff);
   group_leaked(target, options, diff);
   return diff;
+}
+
+LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
+                    const LeakDiffOptions& options) {
+  const OtherDump a(target, baseline);
+  std::optional<OtherDump> c;
+  if (later) c.emplace(target, *later);
+  return diff_other_dumps(a, target, c ? &*c : nullptr, options);
 }
 
 }  // namespace heapleak

@@ -14,6 +14,7 @@
 
 #include "core/diagnosis/grown_objects.h"
 #include "core/diagnosis/identity.h"
+#include "core/diagnosis/other_dump.h"
 #include "core/heap/heap.h"
 #include "core/heap/object_key.h"
 
@@ -69,27 +70,32 @@ struct DiffRoles {
 DiffRoles diff_roles(std::size_t dumps);
 
 // stats' diff: match_identities, select_leaked, find_grown, group_leaked.
+// A and C held (tests; heapleakd holds its heaps), or streamed against B
+// (OtherDump: the CLI's stats).
 LeakDiff diff_heaps(const Heap& baseline, const Heap& target, const Heap* later,
                     const LeakDiffOptions& options = {});
+LeakDiff diff_other_dumps(const OtherDump& baseline, const Heap& target, const OtherDump* later,
+                          const LeakDiffOptions& options = {});
 
 // The diff's passes (explain runs them as the first of its list,
-// core/explain/explain_pipeline.cpp). B's objects found again in A and in C, at
-// their address (indices there, or kNoObject): what every later pass reads.
+// core/explain/explain_pipeline.cpp). B's objects found again in A and in C,
+// at their address: what every later pass reads.
 struct IdentityMatch {
-  std::vector<ObjectIndex> in_baseline;
-  std::vector<ObjectIndex> in_later;  // empty without C
+  std::vector<char> in_baseline;  // by object of B: the same object in A
+  std::vector<char> in_later;     // the same object in C; empty without C
 };
 // Fills `diff`'s rule, survival shares, compacted flag and warnings (the
 // loads' first, then compaction's).
-IdentityMatch match_identities(const Heap& baseline, const Heap& target, const Heap* later,
-                               LeakDiff& diff);
+IdentityMatch match_identities(const OtherDump& baseline, const Heap& target,
+                               const OtherDump* later, LeakDiff& diff);
 // diff.leaked: new in B and alive in C (or, part of the heap having moved
 // between B and C, found again by content: core/diagnosis/moved_objects.h); counted
-// by content fingerprint when the dumps look compacted.
-void select_leaked(const Heap& baseline, const Heap& target, const Heap* later,
+// by content fingerprint when the dumps look compacted (A's and C's heaps
+// are then read: OtherDump::heap).
+void select_leaked(const OtherDump& baseline, const Heap& target, const OtherDump* later,
                    const IdentityMatch& match, LeakDiff& diff);
 // diff.grown: old objects that grew in place A < B < C (uncompacted, with C).
-void find_grown(const Heap& baseline, const Heap& target, const Heap* later,
+void find_grown(const OtherDump& baseline, const Heap& target, const OtherDump* later,
                 const IdentityMatch& match, LeakDiff& diff);
 // diff's totals and groups of the leaked objects.
 void group_leaked(const Heap& target, const LeakDiffOptions& options, LeakDiff& diff);

@@ -155,16 +155,16 @@ std::uint64_t own_ancestor_chain(const Heap& heap, ObjectIndex klass) {
 // heap's inclusions grow as fast as from A to B) is a leak. Its growth is
 // the chain: in B walked, in A without this row's new inclusions, in C
 // with the heap's new inclusions since B (A and C have no references).
-std::optional<ShapeVerdict> prepended_verdict(const Heap& baseline, const Heap& target,
-                                              const Heap* later, const LeakCluster& cluster,
+std::optional<ShapeVerdict> prepended_verdict(const Counterparts& baseline, const Heap& target,
+                                              const Counterparts* later, const LeakCluster& cluster,
                                               const std::string& holder) {
   if (!later || target.type(cluster.holder) != ObjectType::kClass) return std::nullopt;
   std::uint64_t inclusions = 0;
   for (ObjectIndex i : cluster.objects) inclusions += target.type(i) == ObjectType::kIClass;
   if (inclusions == 0) return std::nullopt;
-  const std::uint64_t a = count_of_type(baseline, ObjectType::kIClass);
+  const std::uint64_t a = baseline.dump.count_of(ObjectType::kIClass);
   const std::uint64_t b = count_of_type(target, ObjectType::kIClass);
-  const std::uint64_t c = count_of_type(*later, ObjectType::kIClass);
+  const std::uint64_t c = later->dump.count_of(ObjectType::kIClass);
   if (!grows_steadily(Growth{"", a, b, c})) return std::nullopt;
   const std::uint64_t chain = own_ancestor_chain(target, cluster.holder);
   Growth growth{"ancestors", chain - std::min(chain, inclusions), chain, chain + (c - b)};
@@ -177,10 +177,9 @@ std::optional<ShapeVerdict> prepended_verdict(const Heap& baseline, const Heap& 
 // A holder that did not grow may still hold a container made after A that
 // does (an ivar reassigned to a new Hash that fills up): its growth is the
 // holder's.
-bool gained_container_grows(const Heap& baseline, const Heap& target, const Heap* later,
-                            const LeakCluster& cluster) {
+bool gained_container_grows(const Counterparts& baseline, const Heap& target,
+                            const Counterparts* later, const LeakCluster& cluster) {
   if (!later || cluster.holder == kNoObject || !target.has_edges()) return false;
-  const IdentityRule rule = IdentityRule::between(target, *later);
   std::size_t looked = 0;
   for (ObjectIndex r : target.references(cluster.holder)) {
     if (++looked > 4096) break;  // a huge holder: its own size says enough
@@ -188,9 +187,8 @@ bool gained_container_grows(const Heap& baseline, const Heap& target, const Heap
     if (!gained_after(baseline, target, cluster.holder, r)) continue;  // its first entry changed
     const auto before = target.length(r);
     if (!before) continue;
-    const auto j = later->find(target.address(r));
-    if (!j || !same_object(rule, target, r, *later, *j)) continue;
-    const auto after = later->length(*j);
+    if (!later->present(r) || !later->same(r)) continue;
+    const auto after = later->length(target, r);
     if (after && *after > *before) return true;
   }
   return false;
@@ -198,8 +196,8 @@ bool gained_container_grows(const Heap& baseline, const Heap& target, const Heap
 
 }  // namespace
 
-std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target, const Heap* later,
-                                        const LeakCluster& cluster) {
+std::optional<ShapeVerdict> judge_shape(const Counterparts& baseline, const Heap& target,
+                                        const Counterparts* later, const LeakCluster& cluster) {
   if (cluster.holder == kNoObject) {
     if (root_kind(cluster.reach.root) == RootKind::kFinalizer)
       return finalizer_verdict(target, cluster);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/diagnosis/leak_row.h"
 #include "core/heap/heap.h"
 
@@ -25,8 +26,8 @@ struct ShapeVerdict {
 // The verdict for the shapes above (with `baseline`/`later` for the growth of
 // the containers a holder gained); nullopt when the cluster is none of them
 // and the general rules decide.
-std::optional<ShapeVerdict> judge_shape(const Heap& baseline, const Heap& target, const Heap* later,
-                                        const LeakCluster& cluster);
+std::optional<ShapeVerdict> judge_shape(const Counterparts& baseline, const Heap& target,
+                                        const Counterparts* later, const LeakCluster& cluster);
 
 // "block in initialize (/app/upload.rb)": where the block of the row's holder
 // (a Proc) or of the leaked Procs nearest the holder was defined (the

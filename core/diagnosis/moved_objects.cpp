@@ -65,12 +65,12 @@ std::optional<std::uint64_t> kind(const Heap& heap, ObjectIndex i) {
 // Counts the old objects gone from their address and reads the pages they
 // left: whether a compaction moved part of the heap (`out.moved` is then
 // decided by what reappeared, in find_moved_objects).
-bool pages_emptied(const Heap& target, const std::vector<ObjectIndex>& in_baseline,
-                   const std::vector<ObjectIndex>& in_later, MovedObjects& out) {
+bool pages_emptied(const Heap& target, const std::vector<char>& in_baseline,
+                   const std::vector<char>& in_later, MovedObjects& out) {
   for (ObjectIndex i = 0; i < target.size(); ++i) {
-    if (!is_live(target.type(i)) || in_baseline[i] == kNoObject) continue;
+    if (!is_live(target.type(i)) || !in_baseline[i]) continue;
     ++out.old_objects;
-    out.old_vanished += in_later[i] == kNoObject;
+    out.old_vanished += !in_later[i];
   }
   // Churn takes a few old objects (an entry evicted); a compaction moves a
   // share of the heap, whole pages of it (it empties the pages it moves out
@@ -91,17 +91,30 @@ bool pages_emptied(const Heap& target, const std::vector<ObjectIndex>& in_baseli
     }
   };
   for (ObjectIndex i = 0; i < target.size(); ++i) {
-    if (!is_live(target.type(i)) || in_baseline[i] == kNoObject) continue;
+    if (!is_live(target.type(i)) || !in_baseline[i]) continue;
     if (const std::uint64_t p = target.address(i) >> 16; p != page) {
       close_page();
       page = p;
       old = gone = 0;
     }
     ++old;
-    gone += in_later[i] == kNoObject;
+    gone += !in_later[i];
   }
   close_page();
   return emptied >= 2 && 20 * emptied >= settled;
+}
+
+// For each object of B found unchanged in C (`in_later`), its index in C.
+std::vector<ObjectIndex> indices_in(const Heap& target, const Heap& later,
+                                    const std::vector<char>& in_later) {
+  std::vector<ObjectIndex> out(target.size(), kNoObject);
+  ObjectIndex j = 0;
+  for (ObjectIndex i = 0; i < target.size(); ++i) {
+    if (!in_later[i]) continue;
+    while (j < later.size() && later.address(j) < target.address(i)) ++j;
+    if (j < later.size() && later.address(j) == target.address(i)) out[i] = j;
+  }
+  return out;
 }
 
 // B's vanished objects paired with C's appeared ones: first where a content
@@ -109,10 +122,10 @@ bool pages_emptied(const Heap& target, const std::vector<ObjectIndex>& in_baseli
 // holder, from the objects whose counterpart is known down to what they hold.
 class MoveMatcher {
  public:
-  MoveMatcher(const Heap& target, const Heap& later, const std::vector<ObjectIndex>& in_later)
+  MoveMatcher(const Heap& target, const Heap& later, const std::vector<char>& in_later)
       : b_(target),
         c_(later),
-        in_later_(in_later),
+        in_later_(indices_in(target, later, in_later)),
         to_c_(target.size(), kNoObject),
         taken_(later.size(), 0) {
     for (ObjectIndex i = 0; i < b_.size(); ++i)
@@ -121,26 +134,26 @@ class MoveMatcher {
 
   // B's old objects gone from their address whose content appeared at an
   // address new in C: moved, not died.
-  std::uint64_t old_found_elsewhere(const std::vector<ObjectIndex>& in_baseline) const {
+  std::uint64_t old_found_elsewhere(const std::vector<char>& in_baseline) const {
     std::unordered_set<std::uint64_t> appeared;
     for (ObjectIndex j = 0; j < c_.size(); ++j)
       if (!taken_[j] && is_live(c_.type(j))) appeared.insert(content(c_, j));
     std::uint64_t found = 0;
     for (ObjectIndex i = 0; i < b_.size(); ++i)
-      if (vanished_here(i) && in_baseline[i] != kNoObject)
+      if (vanished_here(i) && in_baseline[i])
         found += appeared.contains(content(b_, i));
     return found;
   }
 
   // `news_only`: only B's new objects are looked for (without C's
   // references, old ones are of no use); `key`: content or held content.
-  void match_unique(bool news_only, const std::vector<ObjectIndex>& in_baseline,
+  void match_unique(bool news_only, const std::vector<char>& in_baseline,
                     std::uint64_t (*key)(const Heap&, ObjectIndex)) {
     std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> appeared, vanished;
     for (ObjectIndex j = 0; j < c_.size(); ++j)
       if (!taken_[j] && is_live(c_.type(j))) appeared[key(c_, j)].push_back(j);
     for (ObjectIndex i = 0; i < b_.size(); ++i)
-      if (vanished_here(i) && to_c_[i] == kNoObject && !(news_only && in_baseline[i] != kNoObject))
+      if (vanished_here(i) && to_c_[i] == kNoObject && !(news_only && in_baseline[i]))
         vanished[key(b_, i)].push_back(i);
     // Certain only when the content names one object on each side.
     for (const auto& [k, objects] : vanished) {
@@ -254,7 +267,7 @@ class MoveMatcher {
 
   const Heap& b_;
   const Heap& c_;
-  const std::vector<ObjectIndex>& in_later_;
+  std::vector<ObjectIndex> in_later_;  // B's objects found unchanged in C: their index there
   std::vector<ObjectIndex> to_c_;  // B's vanished objects' counterparts in C
   std::vector<char> taken_;        // C's objects accounted for
   std::vector<ObjectIndex> work_;  // B's objects whose held objects are to pair
@@ -263,14 +276,17 @@ class MoveMatcher {
 
 }  // namespace
 
-MovedObjects find_moved_objects(const Heap& target, const Heap& later,
-                                const std::vector<ObjectIndex>& in_baseline,
-                                const std::vector<ObjectIndex>& in_later) {
+MovedObjects find_moved_objects(const Heap& target, const OtherDump& later_dump,
+                                const std::vector<char>& in_baseline,
+                                const std::vector<char>& in_later) {
   MovedObjects out;
   if (!pages_emptied(target, in_baseline, in_later, out)) return out;
 
   // Moved, not died: most vanished old objects are found again elsewhere,
   // by their content alone (the same verdict with or without C's references).
+  // The one place the diff reads C's objects that are not B's: its heap.
+  const std::shared_ptr<const Heap> held = later_dump.heap();
+  const Heap& later = *held;
   MoveMatcher matcher(target, later, in_later);
   out.old_reappeared = matcher.old_found_elsewhere(in_baseline);
   if (2 * out.old_reappeared < out.old_vanished) return out;
@@ -287,7 +303,7 @@ MovedObjects find_moved_objects(const Heap& target, const Heap& later,
     matcher.match_unique(true, in_baseline, content);
   }
   for (ObjectIndex i = 0; i < target.size(); ++i) {
-    if (!matcher.vanished_here(i) || in_baseline[i] != kNoObject) continue;
+    if (!matcher.vanished_here(i) || in_baseline[i]) continue;
     if (matcher.to_c(i) == kNoObject) {
       ++out.unmatched;
       continue;

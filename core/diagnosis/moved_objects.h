@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/diagnosis/other_dump.h"
 #include "core/heap/heap.h"
 
 namespace heapleak {
@@ -30,13 +31,14 @@ struct MovedObjects {
   bool later_references = false;     // C's references were there to match with
 };
 
-// `in_baseline[i]`/`in_later[i]`: B's object i in A / C at its address, or
-// kNoObject (leak_diff.cpp's matches). Only B's new objects not in C at
-// their address are looked for again, and only when the old ones moved.
-// Without C's references (an identity-only load), by content alone: copies
-// of one content (a Struct of a kind, identical Strings) stay unmatched.
-MovedObjects find_moved_objects(const Heap& target, const Heap& later,
-                                const std::vector<ObjectIndex>& in_baseline,
-                                const std::vector<ObjectIndex>& in_later);
+// `in_baseline[i]`/`in_later[i]`: B's object i is the same object in A / C
+// at its address (leak_diff.cpp's matches). Only B's new objects not in C at
+// their address are looked for again, and only when the old ones moved:
+// then, and only then, C's heap is read (OtherDump::heap). Without C's
+// references (an identity-only load), by content alone: copies of one
+// content (a Struct of a kind, identical Strings) stay unmatched.
+MovedObjects find_moved_objects(const Heap& target, const OtherDump& later,
+                                const std::vector<char>& in_baseline,
+                                const std::vector<char>& in_later);
 
 }  // namespace heapleak

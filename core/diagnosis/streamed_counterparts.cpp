@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/heap/column_values.h"
+#include "core/loading/loader.h"
 #include "core/reading/byte_source.h"
 #include "core/reading/line_pipeline.h"
 #include "core/reading/mapped_reads.h"
@@ -82,53 +83,87 @@ class CounterpartStream {
       own_names_.emplace_back(record.address, it->second);
     }
     if (record.has_generation || record.has_line || !record.file.empty()) traced_ = true;
+    if (record.has_generation) generations_ = true;
+    if (const std::uint64_t page = record.address >> kHeapPageShift; page != last_page_) {
+      out_.dump.pages.push_back(page);
+      last_page_ = page;
+    }
+    const std::uint32_t memsize = saturate32(record.memsize);
+    const std::uint32_t generation = believed_generation(record);
     if (!i) {
-      elsewhere_.emplace_back(record.address, record.type);
+      elsewhere_.push_back({record.address, memsize, generation, record.type});
       return;
     }
     if (out_.flags[*i] & Counterparts::kPresent) {
       ++duplicates_;  // the first record at an address is the object (address_sort.h)
       return;
     }
-    ++out_.objects;
-    ++out_.by_type[static_cast<std::size_t>(record.type)];
+    count(record.type, memsize, generation);
     out_.flags[*i] = flags_of(*i, record);
     const std::uint32_t own = identity_length(c_.type[*i], c_.length[*i]);
     const std::uint32_t theirs = length_column_value(record, false);
-    if (own != theirs)
-      out_.changed.emplace(*i, Counterparts::Sizes{theirs, saturate32(record.memsize)});
+    if (own != theirs || c_.memsize[*i] != memsize)
+      out_.changed.emplace(*i, Counterparts::Sizes{theirs, memsize});
   }
 
   Counterparts finish(LoadReport report) {
     // Objects at addresses B does not have: counted once each, as the
     // first record at the address (stable: records stay in file order).
     std::stable_sort(elsewhere_.begin(), elsewhere_.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+                     [](const auto& x, const auto& y) { return x.address < y.address; });
     for (std::size_t k = 0; k < elsewhere_.size(); ++k) {
-      if (k > 0 && elsewhere_[k].first == elsewhere_[k - 1].first) {
+      if (k > 0 && elsewhere_[k].address == elsewhere_[k - 1].address) {
         ++duplicates_;
         continue;
       }
-      ++out_.objects;
-      ++out_.by_type[static_cast<std::size_t>(elsewhere_[k].second)];
+      count(elsewhere_[k].type, elsewhere_[k].memsize, elsewhere_[k].generation);
     }
     elsewhere_ = {};
     settle_class_names();
-    report.objects = out_.objects;
+    settle_pages(out_.dump.pages);
+    DumpSummary& dump = out_.dump;
+    // Heap::has_generation: a generation column, sites trusted on some.
+    if (!generations_ || options_.sites_from == Heap::kNoSites) dump.newest_generation = 0;
+    report.objects = dump.objects;
     report.duplicate_addresses = duplicates_;
     report.traced = traced_;
     report.edges_built = false;
-    out_.traced = traced_ && options_.sites_from != Heap::kNoSites;
+    dump.traced = traced_ && options_.sites_from != Heap::kNoSites;
     IdentityRule rule;
-    rule.allocation_site = b_.has_allocation_info() && out_.traced;
-    rule.generation = b_.has_generation() && out_.traced;
+    rule.allocation_site = b_.has_allocation_info() && dump.traced;
+    rule.generation = b_.has_generation() && dump.traced;
     rule.contents = !rule.generation;
     out_.rule = rule;
-    out_.report = std::move(report);
+    dump.report = std::move(report);
     return std::move(out_);
   }
 
  private:
+  struct Elsewhere {
+    Address address;
+    std::uint32_t memsize;
+    std::uint32_t generation;  // believed_generation
+    ObjectType type;
+  };
+
+  // Heap::generation + 1 of the record's object (0: none, or not believed).
+  std::uint32_t believed_generation(const DumpRecord& r) const {
+    if (!r.has_generation) return 0;
+    const std::uint32_t raw = saturate32(r.generation + 1) - 1;
+    if (options_.sites_from == Heap::kNoSites) return 0;
+    if (options_.sites_from != 0 && raw < options_.sites_from) return 0;
+    return raw + 1;
+  }
+
+  // One object (the first record at its address) into the dump's summary.
+  void count(ObjectType type, std::uint32_t memsize, std::uint32_t generation) {
+    DumpSummary& dump = out_.dump;
+    ++dump.objects;
+    ++dump.by_type[static_cast<std::size_t>(type)];
+    dump.bytes += memsize;
+    if (generation != 0) dump.newest_generation = std::max(dump.newest_generation, generation - 1);
+  }
+
   static std::uint32_t column_at(const Column<std::uint32_t>& column, ObjectIndex k) {
     return column.empty() ? 0 : column[k];
   }
@@ -231,10 +266,12 @@ class CounterpartStream {
   std::unordered_map<std::string, std::uint32_t> name_ids_;
   std::vector<std::string_view> names_;  // keys of name_ids_ (stable: node-based)
   std::vector<std::pair<Address, std::uint32_t>> own_names_;
-  std::vector<std::pair<Address, ObjectType>> elsewhere_;
+  std::vector<Elsewhere> elsewhere_;
   std::vector<std::pair<ObjectIndex, Address>> other_class_;
   std::uint64_t duplicates_ = 0;
   bool traced_ = false;
+  bool generations_ = false;
+  std::uint64_t last_page_ = UINT64_MAX;
 };
 
 void note_broken_line(LoadReport& report, const char* reason) {
@@ -250,13 +287,15 @@ void note_broken_line(LoadReport& report, const char* reason) {
 Result<Counterparts> stream_counterparts(const Heap& target, const std::string& path,
                                          const StreamOptions& options) {
   auto source = open_byte_source(path);
-  if (!source) return make_error(source.error().reason, path + ": " + source.error().message);
+  if (!source) return source.error();  // it names the file, as a load's does
   LoadReport report;
   report.path = path;
   report.file_bytes = (*source)->file_size();
   report.gzip = (*source)->compressed();
   report.identity = (*source)->identity();
-  LinePipeline pipeline(std::move(*source), options.cancel);
+  // Blocks of 1 MiB, not a load's 4: two streams run beside B's analyses,
+  // and their three blocks each are resident (a mapped file's pages too).
+  LinePipeline pipeline(std::move(*source), options.cancel, std::size_t{1} << 20);
   RecordParser parser(LoadMode::kIdentityOnly);
   DumpRecord record;
   CounterpartStream stream(target, options);
@@ -314,9 +353,9 @@ Result<Counterparts> stream_counterparts(const Heap& target, const std::string& 
   if (auto error = pipeline.error()) return make_error(error->reason, path + ": " + error->message);
   report.ends_mid_line = pipeline.ends_mid_line();
   report.gzip_truncated = pipeline.truncated();
-  if (non_blank == 0)
-    return make_error(ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump");
-  return stream.finish(std::move(report));
+  Counterparts out = stream.finish(std::move(report));
+  if (auto none = no_heap_records(path, out.dump.objects, out.dump.report, non_blank)) return *none;
+  return out;
 }
 
 }  // namespace heapleak

@@ -1,5 +1,6 @@
 #include "core/explain/explain_pipeline.h"
 
+#include <memory>
 #include <utility>
 
 #include "core/diagnosis/leak_clusters.h"
@@ -10,15 +11,29 @@
 namespace heapleak {
 
 ExplainOutcome explain_leaks(ExplainInput input) {
-  const DiffRoles roles = diff_roles(input.dumps.size());
-  const DiffDumps dumps{*input.dumps[roles.baseline], *input.dumps[roles.target],
-                        roles.later ? input.dumps[*roles.later] : nullptr};
+  const std::size_t count = input.dumps.size();
+  const DiffRoles roles = diff_roles(count);
+  const Heap& target = *input.dumps[roles.target];
+  // Every dump but B as what it says of B's objects: given, or read off
+  // its heap here.
+  std::vector<std::unique_ptr<OtherDump>> made(count);
+  std::vector<const OtherDump*> others(count, nullptr);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (k == roles.target) continue;
+    if (k < input.others.size() && input.others[k]) {
+      others[k] = input.others[k];
+    } else {
+      made[k] = std::make_unique<OtherDump>(target, *input.dumps[k]);
+      others[k] = made[k].get();
+    }
+  }
+  const DiffDumps dumps{*others[roles.baseline], target,
+                        roles.later ? others[*roles.later] : nullptr};
   // Plain references, not a structured binding: the lambdas below capture
   // them, which clang 14 (the fuzz build's) does not allow of bindings.
-  const Heap& baseline = dumps.baseline;
-  const Heap& target = dumps.target;
-  const Heap* const later = dumps.later;
-  const bool series = input.dumps.size() > 3;
+  const OtherDump& baseline = dumps.baseline;
+  const OtherDump* const later = dumps.later;
+  const bool series = count > 3;
   ExplainOutcome out;
   PassRunner runner("explain", std::move(input.skipped));
   const auto run = [&runner](const char* name, const std::function<void()>& pass) {
@@ -48,8 +63,13 @@ ExplainOutcome explain_leaks(ExplainInput input) {
   // Whether the dumps are one series: after the diff, whose compaction
   // finding it replaces when the cause is another process.
   run("series check", [&] {
-    out.series = series ? check_series_of(input.dumps, diff.compacted)
-                        : check_series(baseline, target, later, diff.compacted);
+    const DumpSummary own = summary_of(target);
+    std::vector<const DumpSummary*> summaries;
+    for (std::size_t k = 0; k < count; ++k)
+      summaries.push_back(k == roles.target ? &own : &others[k]->summary());
+    out.series = series ? check_series_of(summaries, diff.compacted)
+                        : check_series(*summaries[0], *summaries[1],
+                                       later ? summaries[2] : nullptr, diff.compacted);
     add_series_warnings(out.series, diff.warnings);
   });
   run("untraced warning", [&] { warn_if_untraced(diff, target, input.group_by); });
@@ -88,7 +108,13 @@ ExplainOutcome explain_leaks(ExplainInput input) {
   run("ranking", [&] { rank_rows(rows); });
   // After folding and ranking: a series reads each folded row in every dump,
   // then moves the rows that grew in every interval first.
-  if (series) run("series growth", [&] { add_series_growth(target, input.dumps, rows.out); });
+  if (series) {
+    run("series growth", [&] {
+      std::vector<const Counterparts*> sides;
+      for (const OtherDump* other : others) sides.push_back(other ? &other->of_target() : nullptr);
+      add_series_growth(target, sides, rows.out);
+    });
+  }
   out.rows = std::move(rows.out);
   out.times = runner.times();
   return out;

@@ -12,6 +12,7 @@
 
 #include "core/diagnosis/leak_diff.h"
 #include "core/diagnosis/leak_row.h"
+#include "core/diagnosis/other_dump.h"
 #include "core/explain/pass_runner.h"
 #include "core/heap/heap.h"
 #include "core/heap/object_key.h"
@@ -21,8 +22,13 @@ namespace heapleak {
 
 struct ExplainInput {
   // A B [C], or a series D1..DN (N >= 4) read as A = D1, B = D(N-1), C = DN.
-  // B needs references; the others may be identity-only.
+  // B needs references; the others may be identity-only, or null where
+  // `others` has them.
   std::vector<const Heap*> dumps;
+  // Empty, or one per dump: what dump k says of B's objects (streamed
+  // against B, or made once for two calls: core/diagnosis/other_dump.h);
+  // null for B and wherever it is to be read off dumps[k].
+  std::vector<const OtherDump*> others;
   GroupBy group_by = GroupBy::kClass;
   // A diff made already (check's, the tests'): the diff's passes pass over.
   std::optional<LeakDiff> diff;

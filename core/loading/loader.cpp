@@ -298,6 +298,20 @@ std::uint64_t estimate_peak_bytes(std::uint64_t json_bytes) {
   return json_bytes / 2 + (std::uint64_t{16} << 20);
 }
 
+std::optional<Error> no_heap_records(const std::string& path, std::uint64_t objects,
+                                     const LoadReport& report, std::uint64_t non_blank_lines) {
+  if (objects != 0 || report.root_records != 0 || report.shapes != 0) return std::nullopt;
+  if (report.gzip_truncated) {
+    return Error{ErrorReason::kCorruptInput,
+                 path + ": the gzip stream is cut short before any heap record"};
+  }
+  if (non_blank_lines == 0)
+    return Error{ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump"};
+  return Error{ErrorReason::kNotAHeapDump,
+               path + ": not a heap dump (no line is an ObjectSpace.dump_all record; " +
+                   std::to_string(report.broken_lines) + " unparsable lines)"};
+}
+
 Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const LoadOptions& options,
                                               const LoadControl& control) {
   const auto started = std::chrono::steady_clock::now();
@@ -404,18 +418,8 @@ Result<std::shared_ptr<const Heap>> load_heap(const std::string& path, const Loa
     if (options.mode == LoadMode::kFull) builder.set_gzip_index(pipeline.access_index());
     if (profile) profile->step("pipeline end");
   }
-  if (builder.object_count() == 0 && report.root_records == 0 && report.shapes == 0) {
-    if (report.gzip_truncated) {
-      return make_error(ErrorReason::kCorruptInput,
-                        path + ": the gzip stream is cut short before any heap record");
-    }
-    if (non_blank_lines == 0) {
-      return make_error(ErrorReason::kNotAHeapDump, path + ": the file is empty, not a heap dump");
-    }
-    return make_error(ErrorReason::kNotAHeapDump,
-                      path + ": not a heap dump (no line is an ObjectSpace.dump_all record; " +
-                          std::to_string(report.broken_lines) + " unparsable lines)");
-  }
+  if (auto none = no_heap_records(path, builder.object_count(), report, non_blank_lines))
+    return *none;
   builder.release_unused_pages();
   auto heap = builder.finish(std::move(report), started, profile.get(),
                              prefaulter ? &*prefaulter : nullptr, alone);

@@ -12,4 +12,9 @@ namespace heapleak {
 // called once per load, before the heap is shared.
 void trust_sites_by_manifest(const Heap& heap);
 
+// What trust_sites_by_manifest would set for the dump at `path` (0: every
+// site, Heap::kNoSites: none): a dump streamed rather than loaded
+// (core/diagnosis/streamed_counterparts.h) reads its trust before its records.
+std::uint32_t sites_trusted_from(const std::string& path);
+
 }  // namespace heapleak

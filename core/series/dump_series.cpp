@@ -12,28 +12,11 @@ namespace heapleak {
 
 namespace {
 
-// Ruby's heap pages are 64 KiB (aligned): a process keeps most of its pages
-// from one dump to the next, even across GC.compact, while another process
-// (address-space randomisation) has nearly none of them.
-constexpr unsigned kPageShift = 16;
 constexpr std::size_t kMinPages = 4;         // too small a heap to tell
 constexpr double kOtherProcessBelow = 0.10;  // share of pages in common
 // Unsynchronised clocks and copies made in a burst: file times count only
 // when they are this far out of order.
 constexpr std::int64_t kMtimeSlackNs = 2'000'000'000;
-
-std::vector<std::uint64_t> pages_of(const Heap& heap) {
-  std::vector<std::uint64_t> pages;
-  std::uint64_t last = UINT64_MAX;
-  for (ObjectIndex i = 0; i < heap.size(); ++i) {
-    const std::uint64_t page = heap.address(i) >> kPageShift;
-    if (page != last) pages.push_back(page);  // dumps walk pages in order: few repeats
-    last = page;
-  }
-  std::sort(pages.begin(), pages.end());
-  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-  return pages;
-}
 
 // Share of the smaller page set found in the other; -1 when too small to tell.
 double shared_pages(const std::vector<std::uint64_t>& x, const std::vector<std::uint64_t>& y) {
@@ -51,25 +34,14 @@ double shared_pages(const std::vector<std::uint64_t>& x, const std::vector<std::
   return static_cast<double>(common) / static_cast<double>(std::min(x.size(), y.size()));
 }
 
-// The highest allocation generation in a traced dump (GC count when its
-// newest traced object was allocated); 0 when untraced.
-std::uint32_t newest_generation(const Heap& heap) {
-  if (!heap.has_generation()) return 0;
-  std::uint32_t newest = 0;
-  for (ObjectIndex i = 0; i < heap.size(); ++i) {
-    if (auto g = heap.generation(i)) newest = std::max(newest, *g);
-  }
-  return newest;
-}
-
-std::string file_name(const Heap& heap) {
-  return std::filesystem::path(heap.report().path).filename().string();
+std::string file_name(const DumpSummary& dump) {
+  return std::filesystem::path(dump.report.path).filename().string();
 }
 
 struct Dump {
-  const Heap* heap;
+  const DumpSummary* heap;
   std::string letter;
-  std::vector<std::uint64_t> pages;
+  const std::vector<std::uint64_t>& pages;
   std::uint32_t generation;
   std::optional<DumpManifest> manifest;
 };
@@ -145,8 +117,8 @@ void check_pair(const Dump& x, const Dump& y, SeriesCheck& out) {
              std::to_string(y.generation - 1) + ", before " + x.letter + "'s (GC " +
              std::to_string(x.generation - 1) + "): give the dumps oldest first"});
   } else if (x.generation == 0 || y.generation == 0) {
-    const std::int64_t tx = x.heap->report().identity.mtime_ns;
-    const std::int64_t ty = y.heap->report().identity.mtime_ns;
+    const std::int64_t tx = x.heap->report.identity.mtime_ns;
+    const std::int64_t ty = y.heap->report.identity.mtime_ns;
     if (tx != 0 && ty != 0 && ty + kMtimeSlackNs < tx) {
       out.findings.push_back({SeriesProblem::kOutOfOrder, x.letter, y.letter,
                               names + " are out of order: " + y.letter + " was written before " +
@@ -178,12 +150,12 @@ bool SeriesCheck::broken() const {
 namespace {
 
 // Every consecutive pair of `heaps`, named `letters` in the messages.
-SeriesCheck check_named(std::span<const Heap* const> heaps, const std::vector<std::string>& letters,
-                        bool compacted) {
+SeriesCheck check_named(std::span<const DumpSummary* const> heaps,
+                        const std::vector<std::string>& letters, bool compacted) {
   std::vector<Dump> dumps;
   for (std::size_t k = 0; k < heaps.size(); ++k) {
-    dumps.push_back(Dump{heaps[k], letters[k], pages_of(*heaps[k]), newest_generation(*heaps[k]),
-                         read_manifest_for(heaps[k]->report().path)});
+    dumps.push_back(Dump{heaps[k], letters[k], heaps[k]->pages, heaps[k]->newest_generation,
+                         read_manifest_for(heaps[k]->report.path)});
   }
   SeriesCheck out;
   // The diff's compaction flag covers the whole series: said once, for the
@@ -212,15 +184,30 @@ SeriesCheck check_named(std::span<const Heap* const> heaps, const std::vector<st
 
 }  // namespace
 
+SeriesCheck check_series(const DumpSummary& a, const DumpSummary& b, const DumpSummary* c,
+                         bool compacted) {
+  if (!c) return check_named(std::vector<const DumpSummary*>{&a, &b}, {"A", "B"}, compacted);
+  return check_named(std::vector<const DumpSummary*>{&a, &b, c}, {"A", "B", "C"}, compacted);
+}
+
+SeriesCheck check_series_of(std::span<const DumpSummary* const> dumps, bool compacted) {
+  std::vector<std::string> letters;
+  for (std::size_t k = 0; k < dumps.size(); ++k) letters.push_back("D" + std::to_string(k + 1));
+  return check_named(dumps, letters, compacted);
+}
+
 SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted) {
-  if (!c) return check_named(std::vector<const Heap*>{&a, &b}, {"A", "B"}, compacted);
-  return check_named(std::vector<const Heap*>{&a, &b, c}, {"A", "B", "C"}, compacted);
+  const DumpSummary sa = summary_of(a), sb = summary_of(b);
+  const std::optional<DumpSummary> sc = c ? std::optional<DumpSummary>(summary_of(*c)) : std::nullopt;
+  return check_series(sa, sb, sc ? &*sc : nullptr, compacted);
 }
 
 SeriesCheck check_series_of(std::span<const Heap* const> heaps, bool compacted) {
-  std::vector<std::string> letters;
-  for (std::size_t k = 0; k < heaps.size(); ++k) letters.push_back("D" + std::to_string(k + 1));
-  return check_named(heaps, letters, compacted);
+  std::vector<DumpSummary> summaries;
+  for (const Heap* heap : heaps) summaries.push_back(summary_of(*heap));
+  std::vector<const DumpSummary*> dumps;
+  for (const DumpSummary& summary : summaries) dumps.push_back(&summary);
+  return check_series_of(dumps, compacted);
 }
 
 void add_series_warnings(const SeriesCheck& check, std::vector<std::string>& warnings) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/heap/dump_summary.h"
 #include "core/heap/heap.h"
 
 namespace heapleak {
@@ -41,9 +42,14 @@ struct SeriesCheck {
 // (LeakDiff::compacted); reported as such only when the dumps are otherwise
 // one series. A pair whose dumps both have a capture manifest is judged by
 // the manifests (pid and start time, GC count, compact_count) instead.
-SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted);
+// Reads each dump's summary (core/heap/dump_summary.h): a streamed dump has one.
+SeriesCheck check_series(const DumpSummary& a, const DumpSummary& b, const DumpSummary* c,
+                         bool compacted);
 // The same over a series D1..DN (explain's, core/series/series_growth.h): every
 // consecutive pair, the dumps named D1, D2, ... in the findings.
+SeriesCheck check_series_of(std::span<const DumpSummary* const> dumps, bool compacted);
+// The same of loaded heaps (tests).
+SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted);
 SeriesCheck check_series_of(std::span<const Heap* const> heaps, bool compacted);
 
 // Adds the findings to a diff's warnings; when a pair is from another

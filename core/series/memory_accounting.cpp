@@ -115,13 +115,6 @@ std::string share_of(std::int64_t part, std::int64_t whole) {
 
 }  // namespace
 
-HeapFigures heap_figures(const Heap& heap) {
-  HeapFigures figures;
-  figures.objects = heap.size();
-  for (ObjectIndex i = 0; i < heap.size(); ++i) figures.bytes += heap.memsize(i);
-  return figures;
-}
-
 std::string_view memory_verdict_name(MemoryVerdict verdict) {
   switch (verdict) {
     case MemoryVerdict::rubyHeap:

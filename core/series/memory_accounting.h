@@ -16,16 +16,13 @@
 
 namespace heapleak {
 
-class Heap;
-
-// What a loaded dump says of its own memory: its objects and the sum of
-// their memsize (each object's slot plus what it owns outside it, as its
-// type's dsize reports it).
+// What a dump says of its own memory: its objects and the sum of their
+// memsize (each object's slot plus what it owns outside it, as its type's
+// dsize reports it): a DumpSummary's (core/heap/dump_summary.h).
 struct HeapFigures {
   std::uint64_t objects = 0;
   std::uint64_t bytes = 0;
 };
-HeapFigures heap_figures(const Heap& heap);
 
 // One dump of the series: its name in the line ("A", "D7"), its heap's
 // figures and its manifest's memory block (nullopt: none recorded).

@@ -26,23 +26,40 @@ bool grew_every_interval(std::span<const std::optional<std::uint64_t>> counts) {
   return counts.size() >= 2 && intervals_grown(counts) == counts.size() - 1;
 }
 
-void add_series_growth(const Heap& target, std::span<const Heap* const> dumps,
+void add_series_growth(const Heap& target, std::span<const Counterparts* const> others,
                        LeakClusters& clusters) {
   for (auto* rows : {&clusters.leaks, &clusters.noise}) {
     for (LeakCluster& row : *rows) {
-      row.series.assign(dumps.size(), std::nullopt);
-      row.series_bytes.assign(dumps.size(), std::nullopt);
+      row.series.assign(others.size(), std::nullopt);
+      row.series_bytes.assign(others.size(), std::nullopt);
       const ObjectIndex object = growth_object(row);
       if (object == kNoObject) continue;
-      for (std::size_t k = 0; k < dumps.size(); ++k) {
-        row.series[k] = size_in_dump(target, object, *dumps[k]);
-        if (const auto j = same_container_in(target, object, *dumps[k]))
-          row.series_bytes[k] = dumps[k]->memsize(*j);
+      for (std::size_t k = 0; k < others.size(); ++k) {
+        const Counterparts* other = others[k];
+        if (!other) {
+          row.series[k] = size_in_dump(target, object, target);
+          row.series_bytes[k] = target.memsize(object);
+        } else if (other->same_container_or_thread(object)) {
+          row.series[k] = size_in_dump(target, object, *other);
+          row.series_bytes[k] = other->memsize(target, object);
+        }
       }
     }
   }
   std::stable_partition(clusters.leaks.begin(), clusters.leaks.end(),
                         [](const LeakCluster& row) { return grew_every_interval(row.series); });
+}
+
+void add_series_growth(const Heap& target, std::span<const Heap* const> dumps,
+                       LeakClusters& clusters) {
+  std::vector<std::optional<Counterparts>> made(dumps.size());
+  std::vector<const Counterparts*> others(dumps.size(), nullptr);
+  for (std::size_t k = 0; k < dumps.size(); ++k) {
+    if (dumps[k] == &target) continue;
+    made[k] = counterparts_of(target, *dumps[k]);
+    others[k] = &*made[k];
+  }
+  add_series_growth(target, others, clusters);
 }
 
 }  // namespace heapleak

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/diagnosis/leak_row.h"
 #include "core/heap/heap.h"
 
@@ -22,9 +23,13 @@ std::size_t intervals_grown(std::span<const std::optional<std::uint64_t>> counts
 // Grew in every interval of a series of at least two dumps.
 bool grew_every_interval(std::span<const std::optional<std::uint64_t>> counts);
 
-// Fills every row's `series` and `series_bytes` from `dumps` (D1..DN, the
-// target among them), then moves the leak rows that grew in every interval
-// ahead of the others, each part in its former order.
+// Fills every row's `series` and `series_bytes` from the dumps D1..DN, then
+// moves the leak rows that grew in every interval ahead of the others, each
+// part in its former order. `others[k]`: what dump k says of the target's
+// objects (core/diagnosis/counterparts.h), null for the target itself.
+void add_series_growth(const Heap& target, std::span<const Counterparts* const> others,
+                       LeakClusters& clusters);
+// The same of loaded heaps, the target among them (tests).
 void add_series_growth(const Heap& target, std::span<const Heap* const> dumps,
                        LeakClusters& clusters);
 

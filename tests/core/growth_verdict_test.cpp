@@ -106,16 +106,18 @@ TEST_CASE("a holder whose entry holding the leak is rebuilt is never bounded", "
                             object_line(Obj{"0x100", "HASH", "", {"0x300"}, "\"size\":1"}),
                             object_line(Obj{"0x300", "OBJECT", "0x10", {"0x3011"}})}),
                 light);
-  CHECK(rebuilt_entry(*target, holder, rebuilt.get(), leaked));
+  const Counterparts in_rebuilt = counterparts_of(*target, *rebuilt);
+  CHECK(rebuilt_entry(*target, holder, &in_rebuilt, leaked));
   Growth g = growth(1, 1, 1);
   CHECK(looks_bounded(g));
   g.rebuilt = true;
   CHECK_FALSE(looks_bounded(g));
   // C: the same chain still there (the Hash did not change): its size is the answer.
   auto same = load_text(callbacks_in_b(), light);
-  CHECK_FALSE(rebuilt_entry(*target, holder, same.get(), leaked));
+  const Counterparts in_same = counterparts_of(*target, *same);
+  CHECK_FALSE(rebuilt_entry(*target, holder, &in_same, leaked));
   // The first entry holds little of the leak (an LRU's first key evicted): no.
   CHECK_FALSE(
-      rebuilt_entry(*target, holder, rebuilt.get(), 4 * target->dominators().retained(holder)));
+      rebuilt_entry(*target, holder, &in_rebuilt, 4 * target->dominators().retained(holder)));
   CHECK_FALSE(rebuilt_entry(*target, holder, nullptr, leaked));
 }

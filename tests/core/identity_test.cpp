@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/diagnosis/counterparts.h"
 #include "core/loading/loader.h"
 #include "tests/core/test_dump.h"
 
@@ -23,17 +24,6 @@ bool same(const std::string& x_line, const std::string& y_line, const std::strin
   // The diff's matcher (names by id) answers every case alike.
   CHECK(SameObject(rule, *x, *y)(i, j) == answer);
   return answer;
-}
-
-// b's objects matched to a's at the same address by the diff's rule (SameObject).
-std::vector<ObjectIndex> match_at_same_address(const IdentityRule& rule, const Heap& b,
-                                               const Heap& a) {
-  std::vector<ObjectIndex> match(b.size(), kNoObject);
-  const SameObject same(rule, b, a);
-  for (ObjectIndex i = 0; i < b.size(); ++i) {
-    if (auto j = a.find(b.address(i)); j && same(i, *j)) match[i] = *j;
-  }
-  return match;
 }
 
 }  // namespace
@@ -172,12 +162,14 @@ TEST_CASE("lenient matches held only by new objects are new", "[identity]") {
                          object_line({"0x700", "OBJECT", "0x10", {"0x300", "0x400"}}),  // new User
                          object_line({"0x900", "STRING", "0x30", {}, R"("value":"y")"}),
                      }));
-  const auto rule = IdentityRule::between(*b, *a);
-  std::vector<ObjectIndex> match = match_at_same_address(rule, *b, *a);
-  auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
+  // The diff's matches at the same address (counterparts.h), then undone.
+  const Counterparts in_a = counterparts_of(*b, *a);
+  std::vector<char> match(b->size(), 0);
+  for (ObjectIndex i = 0; i < b->size(); ++i) match[i] = in_a.same(i);
+  auto matched = [&](const char* address) { return match[index_of(*b, address)] != 0; };
   REQUIRE(matched("0x300"));  // the contents test alone cannot tell
   REQUIRE(matched("0x400"));
-  CHECK(undo_unheld_lenient_matches(rule, *b, *a, match) == 2);
+  CHECK(undo_unheld_lenient_matches(*b, in_a, match) == 2);
   CHECK_FALSE(matched("0x300"));
   CHECK_FALSE(matched("0x400"));
   CHECK(matched("0x100"));
@@ -206,11 +198,13 @@ TEST_CASE("a shared String whose root holds other bytes is new", "[identity]") {
                          object_line({"0x800", "STRING", "", {}, R"("value":"GET /orders/17")"}),
                          object_line({"0x900", "STRING", "", {}, R"("value":"kept")"}),
                      }));
-  const auto rule = IdentityRule::between(*b, *a);
-  std::vector<ObjectIndex> match = match_at_same_address(rule, *b, *a);
-  auto matched = [&](const char* address) { return match[index_of(*b, address)] != kNoObject; };
+  // The diff's matches at the same address (counterparts.h), then undone.
+  const Counterparts in_a = counterparts_of(*b, *a);
+  std::vector<char> match(b->size(), 0);
+  for (ObjectIndex i = 0; i < b->size(); ++i) match[i] = in_a.same(i);
+  auto matched = [&](const char* address) { return match[index_of(*b, address)] != 0; };
   REQUIRE(matched("0x400"));
-  CHECK(undo_unheld_lenient_matches(rule, *b, *a, match) == 1);
+  CHECK(undo_unheld_lenient_matches(*b, in_a, match) == 1);
   CHECK_FALSE(matched("0x400"));  // held by the old Array, but other bytes
   CHECK(matched("0x500"));        // turned shared in place: its root has its bytes
 }

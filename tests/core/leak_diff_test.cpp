@@ -112,22 +112,9 @@ TEST_CASE("grouping by allocation site and by generation", "[leak_diff]") {
 TEST_CASE("compacted dumps are detected and diffed by content fingerprint", "[leak_diff]") {
   // 2000 long-lived strings move between every dump; 10 strings new in B
   // stay (moved again) in C; 5 strings new in B are gone by C.
-  auto value = [](const std::string& v) { return "\"value\":\"" + v + "\""; };
-  auto dump = [&](int base, int leaked, int transient) {
-    std::vector<std::string> lines;
-    int slot = 0;
-    auto add = [&](const std::string& v) {
-      lines.push_back(
-          object_line({format_address(base + 0x28 * slot++), "STRING", "", {}, value(v)}));
-    };
-    for (int k = 0; k < 2000; ++k) add("long-lived " + std::to_string(k));
-    for (int k = 0; k < leaked; ++k) add("leak " + std::to_string(k));
-    for (int k = 0; k < transient; ++k) add("request " + std::to_string(k));
-    return load_text(join_lines(lines));
-  };
-  auto a = dump(0x100000, 0, 0);
-  auto b = dump(0x200000, 10, 5);
-  auto c = dump(0x300000, 10, 0);
+  auto a = load_text(packed_strings_dump(0x100000, 0, 0));
+  auto b = load_text(packed_strings_dump(0x200000, 10, 5));
+  auto c = load_text(packed_strings_dump(0x300000, 10, 0));
   const LeakDiff diff = diff_heaps(*a, *b, c.get());
   CHECK(diff.compacted);
   REQUIRE(diff.warnings.size() >= 2);

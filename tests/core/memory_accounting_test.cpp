@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/heap/dump_summary.h"
 #include "test_dump.h"
 
 using namespace heapleak;
@@ -264,7 +265,7 @@ TEST_CASE("a heap's own figures: its objects and the sum of their memsize", "[me
       object_line({"0x1028", "ARRAY", "", {"0x1000"}, "\"memsize\":1064"}),
       object_line({"0x1050", "DATA", "", {}, "\"memsize\":312"}),
   }));
-  const HeapFigures figures = heap_figures(*heap);
+  const DumpSummary figures = summary_of(*heap);
   CHECK(figures.objects == 3);
   CHECK(figures.bytes == 1416);
 }

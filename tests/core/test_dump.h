@@ -28,6 +28,11 @@ std::string class_line(const std::string& address, const std::string& name,
 std::string root_line(const std::string& category, const std::vector<std::string>& refs);
 std::string join_lines(const std::vector<std::string>& lines);
 
+// The compaction tests' dump: 2000 long-lived Strings, then `leaked` and
+// `transient` more, packed 40 bytes apart from `base` (a compaction moves
+// them all between dumps: another base).
+std::string packed_strings_dump(std::uint64_t base, int leaked, int transient);
+
 // A temporary file removed when the object dies.
 class TempFile {
  public:

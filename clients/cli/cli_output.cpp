@@ -93,6 +93,8 @@ engine::ImageWriter& image_writer() {
 // (core/images/heap_cache.h's store_analyses).
 std::mutex kept_mutex;
 std::vector<std::shared_ptr<const Heap>> kept;
+// Dumps streamed, whose images are written after the answer.
+std::vector<std::string> images_later;
 
 // One load's outcome; its warning is printed by the caller, so loads that
 // ran at once still print in the order of their paths.
@@ -212,22 +214,53 @@ void write_pending_images() {
   const std::vector<std::string> warnings = image_writer().finish();
   for (const auto& warning : warnings) std::cerr << "heapleak: warning: " << warning << "\n";
   const auto images_done = std::chrono::steady_clock::now();
-  // The images written meanwhile bound their heaps: every heap's analyses
-  // computed by now go next to its image.
-  std::lock_guard lock(kept_mutex);
-  for (const auto& heap : kept) {
-    if (auto warning = cli_cache().store_analyses(*heap))
-      std::cerr << "heapleak: warning: " << *warning << "\n";
+  {
+    // The images written meanwhile bound their heaps: every heap's analyses
+    // computed by now go next to its image.
+    std::lock_guard lock(kept_mutex);
+    for (const auto& heap : kept) {
+      if (auto warning = cli_cache().store_analyses(*heap))
+        std::cerr << "heapleak: warning: " << *warning << "\n";
+    }
+    // What writing the cache costs after the answer (bench/run.sh prints it).
+    if (LoadProfile::enabled() && !kept.empty()) {
+      using seconds = std::chrono::duration<double>;
+      std::cerr << "heapleak: cache: waited " << seconds(images_done - started).count()
+                << " s for the images written meanwhile; analyses of " << kept.size()
+                << " heap(s) kept in "
+                << seconds(std::chrono::steady_clock::now() - images_done).count() << " s\n";
+    }
+    kept.clear();
   }
-  // What writing the cache costs after the answer (bench/run.sh prints it).
-  if (LoadProfile::enabled() && !kept.empty()) {
-    using seconds = std::chrono::duration<double>;
-    std::cerr << "heapleak: cache: waited " << seconds(images_done - started).count()
-              << " s for the images written meanwhile; analyses of " << kept.size()
-              << " heap(s) kept in "
-              << seconds(std::chrono::steady_clock::now() - images_done).count() << " s\n";
+  // The streamed dumps' images, one load at a time once the answer's heaps
+  // are gone, each written before the next loads: the run's peak stays the
+  // answer's.
+  const auto later_started = std::chrono::steady_clock::now();
+  std::vector<std::string> paths;
+  paths.swap(images_later);
+  for (const std::string& path : paths) {
+    LoadOptions options;
+    options.mode = LoadMode::kIdentityOnly;
+    options.split_from_bytes = kSplitWhenAloneFrom;
+    LoadOutcome outcome = load_through_cache(path, options);
+    if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
+    for (const auto& warning : image_writer().finish())
+      std::cerr << "heapleak: warning: " << warning << "\n";
+    std::lock_guard lock(kept_mutex);
+    kept.clear();
   }
-  kept.clear();
+  if (LoadProfile::enabled() && !paths.empty()) {
+    std::cerr << "heapleak: cache: " << paths.size() << " streamed dump(s) loaded and written in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - later_started)
+                     .count()
+              << " s after the answer\n";
+  }
+}
+
+void write_image_later(const std::string& path) {
+  const HeapCache& cache = cli_cache();
+  if (!cache.enabled() || cache.unsafe()) return;
+  images_later.push_back(path);
 }
 
 std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions options,

@@ -54,6 +54,11 @@ GroupBy group_by_option(const Args& args);
 void configure_cache(const CacheOptions& options);
 const HeapCache& cli_cache();
 void write_pending_images();
+// A dump this run streamed rather than loaded (clients/cli/diff_loads.h):
+// once the answer is out and the run's heaps are freed, write_pending_images
+// loads it identity-only, alone, and writes its image, so the next run maps
+// it. Nothing when the cache is off or unsafe.
+void write_image_later(const std::string& path);
 
 // What --max-memory set: the bytes a run without the cache may hold; nullopt
 // (the default) is the memory available (core/base/memory_headroom.h). A run that

@@ -152,6 +152,7 @@ LoadedDiff load_leak_diff(const std::vector<std::string>& paths, int& exit_code,
       fail(results[k].error());
       continue;
     }
+    write_image_later(paths[k]);  // the next run maps it
     const FileIdentity identity = results[k]->dump.report.identity;
     out.streamed[k] =
         std::make_shared<OtherDump>(std::move(*results[k]), heap_loader(paths[k], identity));

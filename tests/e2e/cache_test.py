@@ -38,27 +38,20 @@ def cli_twice(work):
     check(info[0]["cache"] == "miss" and info[1]["cache"] == "hit", f"info: {info}")
     for key in ("objects", "references", "missingReferences", "roots", "residentBytes", "warnings"):
         check(info[0][key] == info[1][key], f"info {key}: {info[0][key]} != {info[1][key]}")
-    streamed = {}
     for command in (["explain"], ["stats"], ["stats", "--by", "generation"]):
         first = run(command + dumps + ["--json"], cache)
-        streamed[" ".join(command)] = first.stdout
         second = run(command + dumps + ["--json"], cache)
         check(first.stdout == second.stdout, f"{command}: the warm answer differs from the cold one")
         check(first.stdout == run(command + dumps + ["--json", "--no-cache"], cache).stdout,
               f"{command}: the cached answer differs from --no-cache's")
-    # explain loads B in full and streams A and C against it (issue 46): B's
-    # image only, listed; A's and C's once a load of them wrote one.
+    # explain loads B in full and streams A and C, whose images it writes
+    # after the answer (the second run above mapped them: the same answer):
+    # three images, listed.
     listed = json.loads(run(["cache", "list", "--json"], cache).stdout)
-    check(listed["dir"] == cache and len(listed["images"]) == 1, f"cache list: {listed}")
+    check(listed["dir"] == cache and len(listed["images"]) == 3, f"cache list: {listed}")
     by_dump = {os.path.basename(i["dump"]): i for i in listed["images"]}
     check(by_dump["heap2.jsonl.gz"]["mode"] == "full", f"B's image: {by_dump}")
     check(by_dump["heap2.jsonl.gz"]["objects"] == info[0]["objects"], f"objects: {by_dump}")
-    # With their images there, A and C are mapped instead: the same answers.
-    for dump in (dumps[0], dumps[2]):
-        run(["info", dump, "--json"], cache)
-    for command in (["explain"], ["stats"]):
-        held = run(command + dumps + ["--json"], cache).stdout
-        check(held == streamed[" ".join(command)], f"{command}: A and C mapped answer differently")
     text = run(["cache", "list"], cache).stdout
     check("3 images" in text and "heap2.jsonl.gz" in text, f"cache list text: {text}")
 

@@ -13,10 +13,7 @@ DiffSet::DiffSet(std::vector<const Heap*> heaps,
                  std::vector<std::shared_ptr<const OtherDump>> others)
     : target_(diff_roles(heaps.size()).target), heaps_(std::move(heaps)), owned_(std::move(others)) {
   owned_.resize(heaps_.size());
-  read_others();
-}
-
-void DiffSet::read_others() {
+  // Each held dump read once for what it says of B's objects.
   const Heap& b = target();
   others_.assign(heaps_.size(), nullptr);
   for (std::size_t k = 0; k < heaps_.size(); ++k) {

@@ -35,8 +35,6 @@ class DiffSet {
   void replace(std::size_t k, std::shared_ptr<const Heap> heap);
 
  private:
-  void read_others();
-
   std::size_t target_ = 0;
   std::vector<const Heap*> heaps_;
   std::vector<std::shared_ptr<const OtherDump>> owned_;

@@ -320,15 +320,20 @@ std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& pl
   return heaps;
 }
 
+std::shared_ptr<const Heap> load_alone(const std::string& path, LoadMode mode, int& exit_code,
+                                       std::vector<std::string>* errors, bool broken_lines) {
+  engine::LoadPlan plan;
+  plan.loads = {{path, mode}};
+  plan.order = {0};
+  plan.at_once = 1;
+  auto heaps = load_planned(plan, exit_code, errors, broken_lines);
+  return heaps.empty() ? nullptr : heaps.front();
+}
+
 engine::ReadWithReferences reread_with_references(const std::vector<std::string>& paths) {
   return [paths](std::size_t k) -> std::shared_ptr<const Heap> {
-    engine::LoadPlan plan;
-    plan.loads = {{paths.at(k), LoadMode::kFull}};
-    plan.order = {0};
-    plan.at_once = 1;
     int exit_code = kExitOk;
-    auto heaps = load_planned(plan, exit_code);
-    return heaps.empty() ? nullptr : heaps.front();
+    return load_alone(paths.at(k), LoadMode::kFull, exit_code);
   };
 }
 

@@ -77,6 +77,12 @@ std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& pl
                                                       std::vector<std::string>* errors = nullptr,
                                                       bool broken_lines = true);
 
+// One dump loaded alone by load_planned (split in halves when large): null
+// on a failure, which is printed (`exit_code`, `errors`) as load_planned does.
+std::shared_ptr<const Heap> load_alone(const std::string& path, LoadMode mode, int& exit_code,
+                                       std::vector<std::string>* errors = nullptr,
+                                       bool broken_lines = true);
+
 // explain's and check's dump k of `paths` read again in full when the engine
 // asks (a compaction between B and C: engine/explain.h's ReadWithReferences),
 // through the same loader and cache; a failed read is printed and answered

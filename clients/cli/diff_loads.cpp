@@ -36,18 +36,14 @@ bool has_image(const std::string& path) {
 // the file changed since it streamed.
 OtherDump::Loader heap_loader(const std::string& path, FileIdentity streamed) {
   return [path, streamed]() -> std::shared_ptr<const Heap> {
-    engine::LoadPlan plan;
-    plan.loads = {{path, LoadMode::kIdentityOnly}};
-    plan.order = {0};
-    plan.at_once = 1;
     int exit_code = kExitOk;
     std::vector<std::string> errors;
-    auto heaps = load_planned(plan, exit_code, &errors, /*broken_lines=*/false);
-    if (heaps.empty())
+    auto heap = load_alone(path, LoadMode::kIdentityOnly, exit_code, &errors, false);
+    if (!heap)
       throw std::runtime_error(errors.empty() ? path + ": could not be read" : errors.front());
-    if (!(heaps.front()->report().identity == streamed))
+    if (!(heap->report().identity == streamed))
       throw std::runtime_error(path + ": the file changed since it was read");
-    return heaps.front();
+    return heap;
   };
 }
 
@@ -80,15 +76,10 @@ LoadedDiff load_leak_diff(const std::vector<std::string>& paths, int& exit_code,
     if (auto source = open_byte_source(path); !source) fail(source.error());
   if (exit_code != kExitOk) return out;
   // B first, alone: the load splits a large plain dump across the cores.
-  {
-    engine::LoadPlan plan;
-    plan.loads = {{paths[roles.target], LoadMode::kFull}};
-    plan.order = {0};
-    plan.at_once = 1;
-    auto heaps = load_planned(plan, exit_code, errors, /*broken_lines=*/false);
-    if (heaps.empty()) return out;
-    out.heaps[roles.target] = heaps.front();
-  }
+  // (Broken lines are told below, in the order of the paths.)
+  out.heaps[roles.target] =
+      load_alone(paths[roles.target], LoadMode::kFull, exit_code, errors, false);
+  if (!out.heaps[roles.target]) return out;
   const Heap& target = *out.heaps[roles.target];
   // The others: mapped from their images, else streamed against B, two
   // at a time.
@@ -96,13 +87,8 @@ LoadedDiff load_leak_diff(const std::vector<std::string>& paths, int& exit_code,
   for (std::size_t k = 0; k < count; ++k) {
     if (k == roles.target) continue;
     if (has_image(paths[k])) {
-      engine::LoadPlan plan;
-      plan.loads = {{paths[k], LoadMode::kIdentityOnly}};
-      plan.order = {0};
-      plan.at_once = 1;
-      auto heaps = load_planned(plan, exit_code, errors, /*broken_lines=*/false);
-      if (heaps.empty()) return out;
-      out.heaps[k] = heaps.front();
+      out.heaps[k] = load_alone(paths[k], LoadMode::kIdentityOnly, exit_code, errors, false);
+      if (!out.heaps[k]) return out;
     } else {
       streams.push_back(k);
     }
@@ -138,6 +124,7 @@ LoadedDiff load_leak_diff(const std::vector<std::string>& paths, int& exit_code,
   try {
     if (analyses) engine::analyse_target(target);
   } catch (...) {
+    // As above.
   }
   for (auto& thread : threads) thread.join();
   for (const auto& failure : failures)

@@ -15,12 +15,11 @@ failure."""
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
-from json_runs import run_json
+from json_runs import run_json, stop_and_report
 
 heapleak, client, heapleakd, work, *apps = sys.argv[1:]
 tmp = tempfile.mkdtemp(prefix="hls-")  # short: a unix socket path
@@ -75,9 +74,4 @@ try:
     if compared == 0:
         fails.append("no answer was compared")
 finally:
-    subprocess.run([client, "--socket", socket, "stop"], capture_output=True, timeout=60, env=env)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-for line in fails:
-    print("FAIL", line)
-sys.exit(1 if fails else 0)
+    stop_and_report(client, socket, env, fails, tmp)

@@ -16,6 +16,7 @@ ExplainOutcome judge_dumps(DiffSet& dumps, GroupBy group_by, const ReadWithRefer
     ExplainInput input;
     input.dumps = dumps.heaps();
     input.others = dumps.others();
+    input.target_summary = &dumps.summary(diff_roles(dumps.size()).target);
     input.group_by = group_by;
     input.rows = false;
     return explain_leaks(std::move(input));

@@ -263,23 +263,6 @@ void write_image_later(const std::string& path) {
   images_later.push_back(path);
 }
 
-std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions options,
-                                           int& exit_code) {
-  options.split_from_bytes = std::min(options.split_from_bytes, kSplitWhenAloneFrom);
-  if (auto refusal = refusal_to_load({path}, {options})) {
-    exit_code = report_error(*refusal);
-    return nullptr;
-  }
-  auto outcome = load_through_cache(path, options);
-  if (outcome.warning) std::cerr << "heapleak: warning: " << *outcome.warning << "\n";
-  if (!outcome.heap) {
-    exit_code = report_error(outcome.heap.error());
-    return nullptr;
-  }
-  warn_about_load(**outcome.heap);
-  return *outcome.heap;
-}
-
 GroupBy group_by_option(const Args& args) {
   auto by = args.value("--by");
   if (!by) return GroupBy::kClass;

@@ -77,8 +77,10 @@ std::vector<std::shared_ptr<const Heap>> load_planned(const engine::LoadPlan& pl
                                                       std::vector<std::string>* errors = nullptr,
                                                       bool broken_lines = true);
 
-// One dump loaded alone by load_planned (split in halves when large): null
-// on a failure, which is printed (`exit_code`, `errors`) as load_planned does.
+// One dump loaded alone by load_planned, a large plain dump read in two
+// halves at once (kSplitWhenAloneFrom): a command's only load, or one of a
+// diff's loaded one after the other. Null on a failure, which is printed
+// (`exit_code`, `errors`) as load_planned does.
 std::shared_ptr<const Heap> load_alone(const std::string& path, LoadMode mode, int& exit_code,
                                        std::vector<std::string>* errors = nullptr,
                                        bool broken_lines = true);
@@ -89,11 +91,6 @@ std::shared_ptr<const Heap> load_alone(const std::string& path, LoadMode mode, i
 // with null (the engine says what it cost).
 engine::ReadWithReferences reread_with_references(const std::vector<std::string>& paths);
 
-// Loads a heap; on failure prints the error and sets `exit_code`. It is
-// the command's only load: a large plain dump is read in two halves at once
-// (kSplitWhenAloneFrom).
-std::shared_ptr<const Heap> load_or_report(const std::string& path, LoadOptions options,
-                                           int& exit_code);
 
 // Warns on stderr about broken lines and missing references of a loaded heap.
 void warn_about_load(const Heap& heap);

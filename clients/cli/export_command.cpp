@@ -41,7 +41,7 @@ int run_export(const std::vector<std::string>& argv) {
   }
   options.ivar_names = args.has("--ivar-names");
   int exit_code = kExitOk;
-  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  auto heap = load_alone(args.positional[0], LoadMode::kFull, exit_code);
   if (!heap) return exit_code;
   auto tables = export_heap_tables(*heap, args.positional[1], options);
   if (!tables) {

@@ -31,7 +31,7 @@ int run_info(const std::vector<std::string>& argv) {
   if (args.positional.size() != 1) throw UsageError{"expects one dump"};
   const bool as_json = json_wanted(args);  // checks --format before the load
   int exit_code = kExitOk;
-  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  auto heap = load_alone(args.positional[0], LoadMode::kFull, exit_code);
   if (!heap) return exit_code;
   const auto summary = heap_summary_json(*heap);
   // A dump cut short still loads: say so loudly, on stderr, in both formats.

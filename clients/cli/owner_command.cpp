@@ -40,7 +40,7 @@ int run_owner(const std::vector<std::string>& argv) {
   const bool as_json = json_wanted(args);  // checks --format before the load
   const auto addresses = parse_addresses({args.positional.begin() + 1, args.positional.end()});
   int exit_code = kExitOk;
-  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  auto heap = load_alone(args.positional[0], LoadMode::kFull, exit_code);
   if (!heap) return exit_code;
   std::vector<ObjectIndex> objects;
   for (Address address : addresses) {

@@ -30,7 +30,7 @@ int run_path(const std::vector<std::string>& argv) {
   const bool as_json = json_wanted(args);  // checks --format before the load
   const Address address = parse_addresses({args.positional[1]}).front();
   int exit_code = kExitOk;
-  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  auto heap = load_alone(args.positional[0], LoadMode::kFull, exit_code);
   if (!heap) return exit_code;
   auto index = heap->find(address);
   if (!index) {

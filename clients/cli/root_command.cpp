@@ -63,7 +63,7 @@ int run_root(const std::vector<std::string>& argv) {
   }
 
   int exit_code = kExitOk;
-  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  auto heap = load_alone(args.positional[0], LoadMode::kFull, exit_code);
   if (!heap) return exit_code;
   auto report = explain_retention(*heap, request);
   if (!report) return report_error(report.error());

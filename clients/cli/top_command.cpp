@@ -47,7 +47,7 @@ int run_top(const std::vector<std::string>& argv) {
   std::size_t limit = args.value("--limit") ? parse_count("--limit", *args.value("--limit")) : 20;
   if (limit == 0) limit = SIZE_MAX;  // 0 means all, as everywhere (it printed nothing)
   int exit_code = kExitOk;
-  auto heap = load_or_report(args.positional[0], {}, exit_code);
+  auto heap = load_alone(args.positional[0], LoadMode::kFull, exit_code);
   if (!heap) return exit_code;
   boost::json::object json = top_retainers_json(*heap, limit, by == "class");
   // The strings stored many times over, in --json too (as heapleak-client's top).

@@ -54,7 +54,6 @@ struct Counterparts {
     return flags[i] & (rule.allocation_site || rule.generation ? kSameIfTraced : kSameIfUntraced);
   }
   bool same_container(ObjectIndex i) const { return flags[i] & kSameContainer; }
-  bool same_thread(ObjectIndex i) const { return flags[i] & kSameThread; }
   // same_container_in (growth_verdict.h): the same container, or the same Thread.
   bool same_container_or_thread(ObjectIndex i) const {
     return flags[i] & (kSameContainer | kSameThread);

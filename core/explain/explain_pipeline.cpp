@@ -1,6 +1,7 @@
 #include "core/explain/explain_pipeline.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "core/diagnosis/leak_clusters.h"
@@ -63,10 +64,14 @@ ExplainOutcome explain_leaks(ExplainInput input) {
   // Whether the dumps are one series: after the diff, whose compaction
   // finding it replaces when the cause is another process.
   run("series check", [&] {
-    const DumpSummary own = summary_of(target);
+    std::optional<DumpSummary> own;
+    if (!input.target_summary) own = summary_of(target);
     std::vector<const DumpSummary*> summaries;
-    for (std::size_t k = 0; k < count; ++k)
-      summaries.push_back(k == roles.target ? &own : &others[k]->summary());
+    for (std::size_t k = 0; k < count; ++k) {
+      summaries.push_back(k != roles.target      ? &others[k]->summary()
+                          : input.target_summary ? input.target_summary
+                                                 : &*own);
+    }
     out.series = series ? check_series_of(summaries, diff.compacted)
                         : check_series(*summaries[0], *summaries[1],
                                        later ? summaries[2] : nullptr, diff.compacted);

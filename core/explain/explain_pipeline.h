@@ -29,6 +29,9 @@ struct ExplainInput {
   // against B, or made once for two calls: core/diagnosis/other_dump.h);
   // null for B and wherever it is to be read off dumps[k].
   std::vector<const OtherDump*> others;
+  // B's summary (core/heap/dump_summary.h) when the caller has it already
+  // (engine/diff_set.h): the series check reads it, else it is made here.
+  const DumpSummary* target_summary = nullptr;
   GroupBy group_by = GroupBy::kClass;
   // A diff made already (check's, the tests'): the diff's passes pass over.
   std::optional<LeakDiff> diff;

@@ -11,7 +11,9 @@ DiffSet::DiffSet(std::span<const Heap* const> heaps)
 
 DiffSet::DiffSet(std::vector<const Heap*> heaps,
                  std::vector<std::shared_ptr<const OtherDump>> others)
-    : target_(diff_roles(heaps.size()).target), heaps_(std::move(heaps)), owned_(std::move(others)) {
+    : target_(diff_roles(heaps.size()).target),
+      heaps_(std::move(heaps)),
+      owned_(std::move(others)) {
   owned_.resize(heaps_.size());
   // Each held dump read once for what it says of B's objects.
   const Heap& b = target();

@@ -24,7 +24,8 @@ ExplainOutcome judge_dumps(DiffSet& dumps, GroupBy group_by, const ReadWithRefer
   ExplainOutcome judged = judge();
   const auto later = diff_roles(dumps.size()).later;
   if (!later) return judged;
-  LaterReread again = reread_for_moved_objects(judged.diff, *dumps.others()[*later], *later, reread);
+  LaterReread again =
+      reread_for_moved_objects(judged.diff, *dumps.others()[*later], *later, reread);
   if (again.heap) {
     dumps.replace(*later, std::move(again.heap));
     judged = judge();

@@ -38,8 +38,8 @@ json::value row_graph(const Heap& target, const json::value& row, const ReportQu
 
 }  // namespace
 
-ReportAnswer report(DiffSet& heaps, const std::vector<std::string>& paths,
-                    const ReportQuery& query, const ReadWithReferences& reread) {
+ReportAnswer report(DiffSet& heaps, const std::vector<std::string>& paths, const ReportQuery& query,
+                    const ReadWithReferences& reread) {
   ReportAnswer answer;
   answer.explain = explain(heaps, paths, query.explain, reread);
   const Heap& target = heaps.target();

@@ -32,7 +32,7 @@ struct ReportAnswer {
 
 // `heaps`, `paths`, `reread`: as engine::explain's (A B [C] or D1..DN, B
 // with references; C read again with its references when a compaction asks).
-ReportAnswer report(DiffSet& dumps, const std::vector<std::string>& paths,
-                    const ReportQuery& query, const ReadWithReferences& reread = {});
+ReportAnswer report(DiffSet& dumps, const std::vector<std::string>& paths, const ReportQuery& query,
+                    const ReadWithReferences& reread = {});
 
 }  // namespace heapleak::engine

@@ -17,8 +17,8 @@
 #include <sstream>
 
 #include "clients/cli/cli_output.h"
-#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
+#include "clients/cli/diff_loads.h"
 #include "clients/cli/size_arg.h"
 #include "core/base/safe_write.h"
 #include "engine/check.h"

@@ -250,10 +250,10 @@ void write_pending_images() {
     kept.clear();
   }
   if (LoadProfile::enabled() && !paths.empty()) {
-    std::cerr << "heapleak: cache: " << paths.size() << " streamed dump(s) loaded and written in "
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - later_started)
-                     .count()
-              << " s after the answer\n";
+    std::cerr
+        << "heapleak: cache: " << paths.size() << " streamed dump(s) loaded and written in "
+        << std::chrono::duration<double>(std::chrono::steady_clock::now() - later_started).count()
+        << " s after the answer\n";
   }
 }
 

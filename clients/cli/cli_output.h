@@ -91,7 +91,6 @@ std::shared_ptr<const Heap> load_alone(const std::string& path, LoadMode mode, i
 // with null (the engine says what it cost).
 engine::ReadWithReferences reread_with_references(const std::vector<std::string>& paths);
 
-
 // Warns on stderr about broken lines and missing references of a loaded heap.
 void warn_about_load(const Heap& heap);
 // The same of a dump streamed rather than loaded (clients/cli/diff_loads.h).

@@ -49,9 +49,7 @@ OtherDump::Loader heap_loader(const std::string& path, FileIdentity streamed) {
 
 }  // namespace
 
-const Heap& LoadedDiff::target() const {
-  return *heaps[diff_roles(heaps.size()).target];
-}
+const Heap& LoadedDiff::target() const { return *heaps[diff_roles(heaps.size()).target]; }
 
 engine::DiffSet LoadedDiff::set() const {
   std::vector<const Heap*> held;

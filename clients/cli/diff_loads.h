@@ -17,8 +17,8 @@
 namespace heapleak::cli {
 
 struct LoadedDiff {
-  std::vector<std::shared_ptr<const Heap>> heaps;           // by dump: loaded, or null
-  std::vector<std::shared_ptr<const OtherDump>> streamed;   // by dump: streamed, or null
+  std::vector<std::shared_ptr<const Heap>> heaps;          // by dump: loaded, or null
+  std::vector<std::shared_ptr<const OtherDump>> streamed;  // by dump: streamed, or null
   bool ok = false;
 
   const Heap& target() const;

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
-#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
+#include "clients/cli/diff_loads.h"
 #include "core/series/dump_facts.h"
 #include "engine/explain.h"
 #include "results/leak_rows_jsonl.h"

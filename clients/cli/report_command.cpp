@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "clients/cli/cli_output.h"
-#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
+#include "clients/cli/diff_loads.h"
 #include "engine/report.h"
 #include "results/text/human_bytes.h"
 

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "clients/cli/cli_output.h"
-#include "clients/cli/diff_loads.h"
 #include "clients/cli/commands.h"
+#include "clients/cli/diff_loads.h"
 #include "core/diagnosis/leak_diff.h"
 #include "core/heap/naming.h"
 #include "engine/stats.h"
@@ -110,8 +110,9 @@ int run_stats(const std::vector<std::string>& argv) {
   const LeakDiff& diff = answer.diff;
   if (format == "seed") {
     for (const auto& warning : diff.warnings) std::cerr << "heapleak: warning: " << warning << "\n";
-    return write_output(args, render_seed(loaded.target(), diff, samples, limit)) ? kExitOk
-                                                                            : kExitCannotWrite;
+    return write_output(args, render_seed(loaded.target(), diff, samples, limit))
+               ? kExitOk
+               : kExitCannotWrite;
   }
   boost::json::object& json = answer.doc;
   if (format == "json") {

@@ -33,8 +33,8 @@ bool container(const Heap& heap, ObjectIndex i) {
 
 // The leaked containers `anchor` gained that grow from B to C.
 std::vector<ObjectIndex> grown_new_containers(const Counterparts& baseline, const Heap& target,
-                                              const Counterparts& later, const std::vector<char>& leaked,
-                                              ObjectIndex anchor) {
+                                              const Counterparts& later,
+                                              const std::vector<char>& leaked, ObjectIndex anchor) {
   std::vector<ObjectIndex> found;
   std::size_t looked = 0;
   const auto consider = [&](ObjectIndex r) {

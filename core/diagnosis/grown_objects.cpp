@@ -30,8 +30,7 @@ bool counterpart(const Counterparts& other, ObjectIndex i, bool matched) {
 }  // namespace
 
 std::vector<GrownObject> grown_objects(const Counterparts& baseline, const Heap& target,
-                                       const Counterparts& later,
-                                       std::span<const char> in_baseline,
+                                       const Counterparts& later, std::span<const char> in_baseline,
                                        std::span<const char> in_later) {
   std::vector<GrownObject> out;
   for (ObjectIndex i = 0; i < target.size(); ++i) {

@@ -32,8 +32,7 @@ inline constexpr std::uint64_t kGrownMinEntries = 32;
 // qualify (a String's value changes as it grows, so the diff's untraced
 // identity does not match it) and the same container there.
 std::vector<GrownObject> grown_objects(const Counterparts& baseline, const Heap& target,
-                                       const Counterparts& later,
-                                       std::span<const char> in_baseline,
+                                       const Counterparts& later, std::span<const char> in_baseline,
                                        std::span<const char> in_later);
 
 }  // namespace heapleak

@@ -56,8 +56,7 @@ ObjectIndex other_holder(const Heap& target, const std::vector<char>& leaked,
 }  // namespace
 
 void keep_holders_alive_in_later(const Counterparts& baseline, const Heap& target,
-                                 const Counterparts& later,
-                                 const std::vector<char>& leaked,
+                                 const Counterparts& later, const std::vector<char>& leaked,
                                  std::span<const ObjectIndex> objects,
                                  std::vector<ObjectIndex>& holder_of, ObjectIndex transient_mark) {
   if (!target.has_edges()) return;

@@ -393,9 +393,8 @@ void find_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& 
 
 void apply_later_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
   if (!dumps.later) return;
-  keep_holders_alive_in_later(dumps.baseline.of_target(), dumps.target,
-                              dumps.later->of_target(), rows.leaked, diff.leaked, rows.holder_of,
-                              kTransientMark);
+  keep_holders_alive_in_later(dumps.baseline.of_target(), dumps.target, dumps.later->of_target(),
+                              rows.leaked, diff.leaked, rows.holder_of, kTransientMark);
 }
 
 void apply_born_holders(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {

@@ -163,10 +163,12 @@ IdentityMatch match_identities(const OtherDump& baseline, const Heap& target,
                                const OtherDump* later, LeakDiff& diff) {
   diff.three_way = later != nullptr;
   // A dump cut short or otherwise damaged weakens every count below: say so first.
-  for (auto& warning : load_warnings(baseline.report())) diff.warnings.push_back(std::move(warning));
+  for (auto& warning : load_warnings(baseline.report()))
+    diff.warnings.push_back(std::move(warning));
   for (auto& warning : load_warnings(target.report())) diff.warnings.push_back(std::move(warning));
   if (later) {
-    for (auto& warning : load_warnings(later->report())) diff.warnings.push_back(std::move(warning));
+    for (auto& warning : load_warnings(later->report()))
+      diff.warnings.push_back(std::move(warning));
   }
   const Counterparts& in_a = baseline.of_target();
   diff.rule = in_a.rule.describe();
@@ -178,7 +180,8 @@ IdentityMatch match_identities(const OtherDump& baseline, const Heap& target,
   if (later) {
     const Counterparts& in_c = later->of_target();
     match.in_later.assign(target.size(), 0);
-    for (ObjectIndex i = 0; i < target.size(); ++i) later_matched += match.in_later[i] = in_c.same(i);
+    for (ObjectIndex i = 0; i < target.size(); ++i)
+      later_matched += match.in_later[i] = in_c.same(i);
   }
   // A slot of A reused in B by a new object whose contents only appeared
   // (counterparts.h): new, when B's edges show no old object holding it.
@@ -189,8 +192,8 @@ IdentityMatch match_identities(const OtherDump& baseline, const Heap& target,
   if (later) {
     const Counterparts& in_c = later->of_target();
     check_compaction("B (target)", "C (later)",
-                     std::min<std::size_t>(target.size(), later->summary().objects),
-                     later_matched, diff.later_survival, diff);
+                     std::min<std::size_t>(target.size(), later->summary().objects), later_matched,
+                     diff.later_survival, diff);
     if (in_c.rule.describe() != diff.rule) diff.rule += "; B to C: " + in_c.rule.describe();
   }
   return match;
@@ -226,8 +229,7 @@ void select_leaked(const OtherDump& baseline, const Heap& target, const OtherDum
   }
   for (ObjectIndex i = 0; i < target.size(); ++i) {
     if (!is_live(target.type(i)) || match.in_baseline[i]) continue;
-    if (later && !match.in_later[i] &&
-        !std::binary_search(moved_back.begin(), moved_back.end(), i))
+    if (later && !match.in_later[i] && !std::binary_search(moved_back.begin(), moved_back.end(), i))
       continue;
     diff.leaked.push_back(i);
   }
@@ -236,8 +238,8 @@ void select_leaked(const OtherDump& baseline, const Heap& target, const OtherDum
 void find_grown(const OtherDump& baseline, const Heap& target, const OtherDump* later,
                 const IdentityMatch& match, LeakDiff& diff) {
   if (later && !diff.compacted)
-    diff.grown = grown_objects(baseline.of_target(), target, later->of_target(),
-                               match.in_baseline, match.in_later);
+    diff.grown = grown_objects(baseline.of_target(), target, later->of_target(), match.in_baseline,
+                               match.in_later);
 }
 
 void group_leaked(const Heap& target, const LeakDiffOptions& options, LeakDiff& diff) {

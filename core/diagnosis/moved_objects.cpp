@@ -140,8 +140,7 @@ class MoveMatcher {
       if (!taken_[j] && is_live(c_.type(j))) appeared.insert(content(c_, j));
     std::uint64_t found = 0;
     for (ObjectIndex i = 0; i < b_.size(); ++i)
-      if (vanished_here(i) && in_baseline[i])
-        found += appeared.contains(content(b_, i));
+      if (vanished_here(i) && in_baseline[i]) found += appeared.contains(content(b_, i));
     return found;
   }
 
@@ -268,9 +267,9 @@ class MoveMatcher {
   const Heap& b_;
   const Heap& c_;
   std::vector<ObjectIndex> in_later_;  // B's objects found unchanged in C: their index there
-  std::vector<ObjectIndex> to_c_;  // B's vanished objects' counterparts in C
-  std::vector<char> taken_;        // C's objects accounted for
-  std::vector<ObjectIndex> work_;  // B's objects whose held objects are to pair
+  std::vector<ObjectIndex> to_c_;      // B's vanished objects' counterparts in C
+  std::vector<char> taken_;            // C's objects accounted for
+  std::vector<ObjectIndex> work_;      // B's objects whose held objects are to pair
   std::unordered_set<ObjectIndex> through_holder_;
 };
 

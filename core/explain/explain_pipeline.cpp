@@ -73,8 +73,8 @@ ExplainOutcome explain_leaks(ExplainInput input) {
                                                  : &*own);
     }
     out.series = series ? check_series_of(summaries, diff.compacted)
-                        : check_series(*summaries[0], *summaries[1],
-                                       later ? summaries[2] : nullptr, diff.compacted);
+                        : check_series(*summaries[0], *summaries[1], later ? summaries[2] : nullptr,
+                                       diff.compacted);
     add_series_warnings(out.series, diff.warnings);
   });
   run("untraced warning", [&] { warn_if_untraced(diff, target, input.group_by); });

@@ -23,7 +23,8 @@ DumpSummary summary_of(const Heap& heap) {
     if (page != last_page) out.pages.push_back(page);
     last_page = page;
     if (generations) {
-      if (const auto g = heap.generation(i)) out.newest_generation = std::max(out.newest_generation, *g);
+      if (const auto g = heap.generation(i))
+        out.newest_generation = std::max(out.newest_generation, *g);
     }
   }
   settle_pages(out.pages);

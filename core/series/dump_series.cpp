@@ -198,7 +198,8 @@ SeriesCheck check_series_of(std::span<const DumpSummary* const> dumps, bool comp
 
 SeriesCheck check_series(const Heap& a, const Heap& b, const Heap* c, bool compacted) {
   const DumpSummary sa = summary_of(a), sb = summary_of(b);
-  const std::optional<DumpSummary> sc = c ? std::optional<DumpSummary>(summary_of(*c)) : std::nullopt;
+  const std::optional<DumpSummary> sc =
+      c ? std::optional<DumpSummary>(summary_of(*c)) : std::nullopt;
   return check_series(sa, sb, sc ? &*sc : nullptr, compacted);
 }
 

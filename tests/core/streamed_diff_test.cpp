@@ -3,14 +3,13 @@
 // only by the passes that need more than what they say of B's objects (a
 // compaction's count by content, objects moved between B and C), once, and
 // never by a diff that needs none of them.
-#include "core/diagnosis/other_dump.h"
-
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/other_dump.h"
 #include "core/diagnosis/streamed_counterparts.h"
 #include "core/explain/explain_pipeline.h"
 #include "core/loading/loader.h"
@@ -160,7 +159,8 @@ TEST_CASE("streamed C: objects moved between B and C read C's heap once", "[stre
 
 TEST_CASE("a streamed dump whose heap cannot be read says so", "[streamed]") {
   const TempFile a_file(join_lines({object_line({"0x100", "STRING", "", {}, "\"value\":\"x\""})}));
-  const auto b = load_text(join_lines({object_line({"0x100", "STRING", "", {}, "\"value\":\"x\""})}));
+  const auto b =
+      load_text(join_lines({object_line({"0x100", "STRING", "", {}, "\"value\":\"x\""})}));
   auto counterparts = stream_counterparts(*b, a_file.path());
   REQUIRE(counterparts.has_value());
   const OtherDump failing(std::move(*counterparts), []() -> std::shared_ptr<const Heap> {

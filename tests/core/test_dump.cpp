@@ -48,8 +48,8 @@ std::string packed_strings_dump(std::uint64_t base, int leaked, int transient) {
   std::vector<std::string> lines;
   std::uint64_t slot = 0;
   auto add = [&](const std::string& v) {
-    lines.push_back(
-        object_line({format_address(base + 0x28 * slot++), "STRING", "", {}, "\"value\":\"" + v + "\""}));
+    lines.push_back(object_line(
+        {format_address(base + 0x28 * slot++), "STRING", "", {}, "\"value\":\"" + v + "\""}));
   };
   for (int k = 0; k < 2000; ++k) add("long-lived " + std::to_string(k));
   for (int k = 0; k < leaked; ++k) add("leak " + std::to_string(k));

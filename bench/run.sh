@@ -37,7 +37,10 @@
 # a user's first run pays (bench/README.md, "The first touch of fresh memory");
 # HEAPLEAK=path/to/heapleak benches another build (nothing is built);
 # BENCH_SETS="name:size ..." picks the data sets (a name starting with "syn" is
-# synthetic, its size as for heapleak-synth --bytes; otherwise as for leakgen.rb).
+# synthetic, its size as for heapleak-synth --bytes; otherwise as for leakgen.rb);
+# "name:size:goals" runs only the rows issue 46's goals read (the parse-only
+# floors, info B, stats, explain and the two touch floors), e.g.
+# BENCH_SETTLE=20 BENCH_REPEAT=3 BENCH_SETS="cc130:32000:goals syn1700:1.7G:goals".
 set -euo pipefail
 # Cold rows must parse: the cache is off unless a row passes --cache-dir.
 export HEAPLEAK_NO_CACHE=1
@@ -247,11 +250,14 @@ for set in "${SETS[@]}"; do
   printf '== %s: B %.0f MB, %d objects; A+B+C %.0f MB, %d objects (%d cores, load %s)\n' "$name" \
     "$mbB" "$nB" "$mbABC" "$nABC" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
   header
-  floor cat "cat B" "$mbB" "$nB" cat "$B"
-  floor zcat "zcat B.gz" "$mbB" "$nB" zcat "$B.gz"
+  # "goals" mode: only the rows issue 46's goals read (with BENCH_SETTLE=20
+  # and BENCH_REPEAT=3, 7 rows of a minute each instead of 33).
+  goals_only=$([ "$mode" = goals ] && echo 1 || true)
+  [ -n "$goals_only" ] || floor cat "cat B" "$mbB" "$nB" cat "$B"
+  [ -n "$goals_only" ] || floor zcat "zcat B.gz" "$mbB" "$nB" zcat "$B.gz"
   if [ -x "$PARSE_ONLY" ]; then
     floor po "parse-only B (On Demand, keys)" "$mbB" "$nB" "$PARSE_ONLY" "$B"
-    measure "parse-only B (DOM, full)" "$mbB" "$nB" po "" "$PARSE_ONLY" --dom "$B"
+    [ -n "$goals_only" ] || measure "parse-only B (DOM, full)" "$mbB" "$nB" po "" "$PARSE_ONLY" --dom "$B"
   else
     printf '%-36s skipped: %s not built\n' "parse-only B (simdjson)" "${PARSE_ONLY#"$ROOT_DIR"/}"
   fi
@@ -264,6 +270,17 @@ for set in "${SETS[@]}"; do
   TOUCH_INFO=""
   [ -x "$TOUCH_FLOOR" ] && measure "first touch of info B's peak" "$mbB" "$nB" - "floor" \
     "$TOUCH_FLOOR" "$((LAST_KB / 1024))" && TOUCH_INFO=$LAST_SECS
+  if [ -n "$goals_only" ]; then
+    measure "heapleak stats A B C" "$mbABC" "$nABC" pox3 "" "$HEAPLEAK" stats "$A" "$B" "$C"
+    STATS_SECS=$LAST_SECS STATS_KB=$LAST_KB
+    measure "heapleak explain A B C" "$mbABC" "$nABC" pox3 "" "$HEAPLEAK" explain "$A" "$B" "$C"
+    EXPLAIN_SECS=$LAST_SECS EXPLAIN_KB=$LAST_KB
+    TOUCH_EXPLAIN=""
+    [ -x "$TOUCH_FLOOR" ] && measure "first touch of explain's peak" "$mbABC" "$nABC" - "floor" \
+      "$TOUCH_FLOOR" "$((EXPLAIN_KB / 1024))" && TOUCH_EXPLAIN=$LAST_SECS
+    goals
+    continue
+  fi
   # The read method the probe did not pick, for what it saved (core/reading/read_method.h).
   HEAPLEAK_READ=map measure "heapleak info B (mapped)" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"
   HEAPLEAK_READ='read' measure "heapleak info B (read(2))" "$mbB" "$nB" po "" "$HEAPLEAK" info "$B"

@@ -31,7 +31,7 @@ json::value run_stats(DaemonContext& ctx, const StatsParams& params,
   }
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_diff_heaps(ctx, params, request);
-  engine::DiffSet dumps(diff_dumps(heaps));
+  engine::DiffSet dumps = diff_set(heaps);
   json::object out = engine::stats(dumps, diff_paths(heaps), options, params.limit.value_or(0),
                                    reread_diff_heap(ctx, heaps, request))
                          .doc;

@@ -9,6 +9,7 @@
 #include "core/images/cached_load.h"
 #include "core/images/heap_cache.h"
 #include "daemon/heap_store.h"
+#include "daemon/kept_counterparts.h"
 #include "daemon/worker_pool.h"
 #include "engine/image_writer.h"
 #include "protocol/logger.h"
@@ -24,6 +25,8 @@ struct DaemonContext {
   const HeapCache& cache;              // images of parsed dumps; loadHeap, cacheList, cacheClear
   // Writes the images of the heaps loaded, after each answer, one at a time.
   std::shared_ptr<engine::ImageWriter> images = std::make_shared<engine::ImageWriter>();
+  // What the dumps a diff streamed said of B (daemon/streamed_dumps.h).
+  std::shared_ptr<KeptCounterparts> kept_counterparts = std::make_shared<KeptCounterparts>();
 };
 
 // Queues the image of a heap just loaded (engine/image_writer.h); a failed

@@ -1,13 +1,16 @@
 #include "daemon/method_support.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 
 #include "daemon/analysis_admission.h"
 #include "daemon/path_heaps.h"
+#include "daemon/streamed_dumps.h"
 #include "engine/load_plan.h"
 
 namespace heapleak::daemon {
+namespace fs = std::filesystem;
 
 HeapStillLoading::HeapStillLoading(std::string name)
     : protocol::RpcException(protocol::domain_error(
@@ -56,12 +59,34 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   // they are, unless B lacks references: then its file is read again
   // (while it is unchanged).
   engine::LoadPlan plan = engine::plan_leak_loads(names);
+  // The others named by path that no heap of the store serves: read
+  // against B once it is loaded (daemon/streamed_dumps.h), not loaded.
+  std::vector<std::string> streams(names.size());
+  if (plan.target) {
+    const std::string& target = names[*plan.target];
+    std::string target_path;
+    if (names_a_path(target)) {
+      target_path = fs::path(target).lexically_normal().string();
+    } else if (const auto entry = ctx.store.find(target)) {
+      target_path = entry->path;
+    }
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      if (k == *plan.target || !names_a_path(names[k])) continue;
+      const std::string path = fs::path(names[k]).lexically_normal().string();
+      if (streams_against_target(ctx, path, target_path)) streams[k] = path;
+    }
+  }
   std::vector<std::optional<HeapEntry>> named(names.size());
   engine::LoadPlan reads;
   reads.at_once = plan.at_once;
   std::vector<std::size_t> read_of(names.size(), SIZE_MAX);
   for (std::size_t k = 0; k < names.size(); ++k) {
     engine::DumpLoad load = plan.loads[k];
+    if (!streams[k].empty()) {
+      named[k] =
+          HeapEntry{streams[k], fs::path(streams[k]).filename().string(), streams[k], nullptr};
+      continue;
+    }
     if (!names_a_path(names[k])) {
       HeapEntry entry = require_heap(ctx.store, names[k]);
       if (load.mode == LoadMode::kFull) entry = with_references(ctx, entry, request);
@@ -83,6 +108,8 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   if (plan.target && named[*plan.target] && after_target) after_target(entries[*plan.target]);
 
   DiffHeaps heaps;
+  if (std::any_of(streams.begin(), streams.end(), [](const auto& path) { return !path.empty(); }))
+    heaps.streamed = stream_against(ctx, entries[*plan.target], streams, request);
   const DiffRoles roles = diff_roles(entries.size());
   heaps.baseline = entries[roles.baseline];
   heaps.target = entries[roles.target];
@@ -108,24 +135,31 @@ DiffHeaps require_analysed_diff_heaps(DaemonContext& ctx, const StatsParams& par
 engine::ReadWithReferences reread_diff_heap(DaemonContext& ctx, const DiffHeaps& heaps,
                                             const protocol::RequestContext& request) {
   return [&ctx, &heaps, &request](std::size_t k) -> std::shared_ptr<const Heap> {
-    if (heaps.series.size() > 3) return with_references(ctx, heaps.series.at(k), request).heap;
-    const HeapEntry* entry = k == 0        ? &heaps.baseline
-                             : k == 1      ? &heaps.target
-                             : heaps.later ? &*heaps.later
-                                           : nullptr;
-    return entry ? with_references(ctx, *entry, request).heap : nullptr;
+    const HeapEntry* entry = heaps.series.size() > 3 ? &heaps.series.at(k)
+                             : k == 0                ? &heaps.baseline
+                             : k == 1                ? &heaps.target
+                             : heaps.later           ? &*heaps.later
+                                                     : nullptr;
+    if (!entry) return nullptr;
+    if (k < heaps.streamed.size() && heaps.streamed[k]) {
+      return load_streamed(ctx, entry->path, heaps.streamed[k]->report().identity, request,
+                           LoadMode::kFull);
+    }
+    return with_references(ctx, *entry, request).heap;
   };
 }
 
-std::vector<const Heap*> diff_dumps(const DiffHeaps& heaps) {
+engine::DiffSet diff_set(const DiffHeaps& heaps) {
   std::vector<const Heap*> dumps;
   if (heaps.series.size() > 3) {
     for (const auto& entry : heaps.series) dumps.push_back(entry.heap.get());
-    return dumps;
+  } else {
+    dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
+    if (heaps.later) dumps.push_back(heaps.later->heap.get());
   }
-  dumps = {heaps.baseline.heap.get(), heaps.target.heap.get()};
-  if (heaps.later) dumps.push_back(heaps.later->heap.get());
-  return dumps;
+  std::vector<std::shared_ptr<const OtherDump>> streamed = heaps.streamed;
+  streamed.resize(dumps.size());
+  return engine::DiffSet(std::move(dumps), std::move(streamed));
 }
 
 std::vector<std::string> diff_paths(const DiffHeaps& heaps) {

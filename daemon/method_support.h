@@ -5,18 +5,21 @@
 
 #include <boost/json/object.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/error.h"
 #include "core/diagnosis/leak_diff.h"
+#include "core/diagnosis/other_dump.h"
 #include "core/heap/heap.h"
 #include "core/series/dump_series.h"
 #include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
 #include "daemon/rpc_errors.h"
 #include "daemon/wire_params.h"
+#include "engine/diff_set.h"
 #include "engine/later_references.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
@@ -50,15 +53,23 @@ LeakDiffOptions require_diff_options(const StatsParams& params);
 // stats and explain: the baseline, target and (optional) later heaps they
 // name; explain's `heaps` D1..DN are all in `series` too, read as baseline
 // D1, target D(N-1), later DN.
+// A dump streamed against B (daemon/streamed_dumps.h) has an entry without
+// a heap, its path for id and name for the file's name: the answer names it
+// by its path, which a later request can name to load it.
 struct DiffHeaps {
   HeapEntry baseline;
   HeapEntry target;
   std::optional<HeapEntry> later;
   std::vector<HeapEntry> series;
+  // By dump (D1..DN of a series, else A B [C]): what a streamed one said of
+  // B, null for a held one.
+  std::vector<std::shared_ptr<const OtherDump>> streamed;
 };
 // Dumps named by path load as engine/load_plan.h's plan_leak_loads says:
-// B with references, first, then `after_target` on it (its analyses) while
-// A and C load identity-only beside it, in one progress.
+// B with references, first, then `after_target` on it (its analyses); the
+// others named by a path the store has no current heap of (nor the cache an
+// image) are then streamed against B instead of loaded; any other path
+// loads identity-only beside B, in one progress.
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
                              const protocol::RequestContext& request,
                              const std::function<void(const HeapEntry&)>& after_target = {});
@@ -78,8 +89,9 @@ HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& he
 // loaded as loadHeap would, and kept by the store like any other heap.
 engine::ReadWithReferences reread_diff_heap(DaemonContext& ctx, const DiffHeaps& heaps,
                                             const protocol::RequestContext& request);
-// The diff's heaps as engine/ takes them: D1..DN of a series, else A B [C].
-std::vector<const Heap*> diff_dumps(const DiffHeaps& heaps);
+// The diff's dumps as engine/ takes them: D1..DN of a series, else A B [C];
+// held, or streamed.
+engine::DiffSet diff_set(const DiffHeaps& heaps);
 // The diff's files, for its answer's `files` (engine/ names them by the rule
 // of results/dump_files.h): D1..DN of a series, else A B [C].
 std::vector<std::string> diff_paths(const DiffHeaps& heaps);

@@ -46,7 +46,7 @@ json::value run_explain(DaemonContext& ctx, const StatsParams& params,
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_analysed_diff_heaps(ctx, params, request);
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
-  engine::DiffSet dumps(diff_dumps(heaps));
+  engine::DiffSet dumps = diff_set(heaps);
   engine::ExplainQuery query;
   query.group_by = options.group_by;
   query.limit = params.limit.value_or(engine::kExplainRows);

@@ -36,7 +36,16 @@ thread_local PathLoadNotes* current_notes = nullptr;
       to_rpc_error(make_error(reason, path + ": " + std::strerror(error) + more)));
 }
 
-// What differs between the file as loaded and as it is now, for people.
+}  // namespace
+
+void note_path_load(const char* kind, json::object note) {
+  if (!current_notes) return;
+  (std::strcmp(kind, "reloaded") == 0   ? current_notes->reloaded_
+   : std::strcmp(kind, "streamed") == 0 ? current_notes->streamed_
+                                        : current_notes->loaded_)
+      .push_back(std::move(note));
+}
+
 std::string what_changed(const FileIdentity& loaded, const FileIdentity& now) {
   if (loaded.device != now.device || loaded.inode != now.inode) return "replaced by another file";
   if (loaded.size != now.size) {
@@ -46,12 +55,10 @@ std::string what_changed(const FileIdentity& loaded, const FileIdentity& now) {
   return "changed since";
 }
 
-}  // namespace
-
-void note_path_load(const char* kind, json::object note) {
-  if (!current_notes) return;
-  (std::strcmp(kind, "reloaded") == 0 ? current_notes->reloaded_ : current_notes->loaded_)
-      .push_back(std::move(note));
+void note_streamed(const std::string& name, const std::string& path, const std::string& why) {
+  json::object note{{"name", name}, {"path", path}};
+  if (!why.empty()) note["why"] = why;
+  note_path_load("streamed", std::move(note));
 }
 
 PathLoadNotes::PathLoadNotes() : outer_(current_notes) { current_notes = this; }
@@ -61,10 +68,10 @@ void PathLoadNotes::annotate(json::value& result) const {
   if (!result.is_object()) return;
   if (!loaded_.empty()) result.as_object()["loaded"] = loaded_;
   if (!reloaded_.empty()) result.as_object()["reloaded"] = reloaded_;
+  if (!streamed_.empty()) result.as_object()["streamed"] = streamed_;
 }
 
-AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
-                        const std::string& wanted_name) {
+void require_regular_file(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw_stat_error(path, errno, "");
   if (!S_ISREG(info.st_mode)) {
@@ -75,6 +82,11 @@ AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
                                                  : ": is not a regular file (a FIFO, device or "
                                                    "socket), not a heap dump file"))));
   }
+}
+
+AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
+                        const std::string& wanted_name) {
+  require_regular_file(path);
   const std::uint64_t estimate = engine::load_peak_estimate(path);
   std::string refusal;
   if (!ctx.store.admit(estimate, refusal)) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/file_identity.h"
 #include "core/images/cached_load.h"
 #include "core/reading/load_mode.h"
 #include "daemon/daemon_context.h"
@@ -33,6 +34,10 @@ struct AdmittedLoad {
   std::string name;
   std::uint64_t estimate = 0;
 };
+// Throws protocol::RpcException fileNotFound, or notReadable for a FIFO,
+// device, socket or directory: refused before anything opens it.
+void require_regular_file(const std::string& path);
+
 // Throws protocol::RpcException: fileNotFound, notReadable (not a regular
 // file), overBudget.
 AdmittedLoad admit_load(DaemonContext& ctx, const std::string& path,
@@ -80,7 +85,8 @@ std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan
                                       const std::function<void(const HeapEntry&)>& after_target);
 
 // Collects, for the request running on this thread, the heaps heap_for_path
-// loaded ({heap, path}) and reloaded ({heap, path, replaced, why}).
+// loaded ({heap, path}) and reloaded ({heap, path, replaced, why}), and the
+// dumps a diff streamed against B ({name, path}: daemon/streamed_dumps.h).
 class PathLoadNotes {
  public:
   PathLoadNotes();
@@ -94,7 +100,17 @@ class PathLoadNotes {
   friend void note_path_load(const char* kind, boost::json::object note);
   boost::json::array loaded_;
   boost::json::array reloaded_;
+  boost::json::array streamed_;
   PathLoadNotes* outer_;
 };
+
+// What differs between a file as it was read and as it is now, for people
+// ("replaced by another file", "size A -> B bytes", "modified since").
+std::string what_changed(const FileIdentity& read, const FileIdentity& now);
+
+// Tells the request running on this thread that a diff read `path` as a
+// stream against B instead of loading it (the result's `streamed`); `why`:
+// what changed since it was last read, when that is why it was read again.
+void note_streamed(const std::string& name, const std::string& path, const std::string& why);
 
 }  // namespace heapleak::daemon

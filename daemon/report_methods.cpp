@@ -26,7 +26,7 @@ json::value run_report(DaemonContext& ctx, const StatsParams& params,
   const LeakDiffOptions options = require_diff_options(params);
   const DiffHeaps heaps = require_analysed_diff_heaps(ctx, params, request);  // as explain's
   const AnalysisAdmission admitted(ctx, heaps.target, kDominatorsAnalysis | kRootPathsAnalysis);
-  engine::DiffSet dumps(diff_dumps(heaps));
+  engine::DiffSet dumps = diff_set(heaps);
   engine::ReportQuery query;
   query.explain.group_by = options.group_by;
   query.explain.limit = params.limit.value_or(engine::kExplainRows);

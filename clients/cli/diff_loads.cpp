@@ -1,34 +1,16 @@
 #include "clients/cli/diff_loads.h"
 
-#include <unistd.h>
-
-#include <exception>
-#include <filesystem>
 #include <iostream>
 #include <stdexcept>
-#include <thread>
 
 #include "clients/cli/cli_output.h"
 #include "core/diagnosis/leak_diff.h"
-#include "core/diagnosis/streamed_counterparts.h"
-#include "core/loading/site_trust.h"
 #include "core/reading/byte_source.h"
+#include "engine/diff_streams.h"
 #include "engine/load_plan.h"
 
 namespace heapleak::cli {
 namespace {
-
-// A cache image of the dump is there to map: cheaper than a stream.
-bool has_image(const std::string& path) {
-  const HeapCache& cache = cli_cache();
-  if (!cache.enabled() || cache.unsafe()) return false;
-  std::error_code error;
-  const std::string canonical = std::filesystem::canonical(path, error).string();
-  if (error) return false;
-  for (LoadMode mode : {LoadMode::kFull, LoadMode::kIdentityOnly})
-    if (::access(cache.image_path(canonical, mode).c_str(), R_OK) == 0) return true;
-  return false;
-}
 
 // The heap of a streamed dump, for the pass that needs it, identity-only as
 // a held A or C is (objects moved between B and C that need C's references
@@ -80,33 +62,17 @@ LoadedDiff load_leak_diff(const std::vector<std::string>& paths, int& exit_code,
   if (!out.heaps[roles.target]) return out;
   const Heap& target = *out.heaps[roles.target];
   // The others: mapped from their images, else streamed against B, two
-  // at a time.
-  std::vector<std::size_t> streams;
+  // at a time (engine/diff_streams.h).
+  std::vector<std::string> streams(count);
   for (std::size_t k = 0; k < count; ++k) {
     if (k == roles.target) continue;
-    if (has_image(paths[k])) {
+    if (cli_cache().has_image(paths[k])) {  // cheaper than a stream
       out.heaps[k] = load_alone(paths[k], LoadMode::kIdentityOnly, exit_code, errors, false);
       if (!out.heaps[k]) return out;
     } else {
-      streams.push_back(k);
+      streams[k] = paths[k];
     }
   }
-  std::vector<Result<Counterparts>> results(count, Error{ErrorReason::kCancelled, "not read"});
-  std::vector<std::exception_ptr> failures(count);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    engine::lower_this_threads_priority();
-    for (std::size_t n; (n = next++) < streams.size();) {
-      const std::size_t k = streams[n];
-      try {
-        StreamOptions options;
-        options.sites_from = sites_trusted_from(paths[k]);
-        results[k] = stream_counterparts(target, paths[k], options);
-      } catch (...) {
-        failures[k] = std::current_exception();
-      }
-    }
-  };
   // B's dominator tree first, alone: its search arrays (28 bytes per
   // object) are the analyses' peak, and the streams' blocks and flags next
   // to them made explain's peak 1.20x `info B`'s on syn1700 (658 MB against
@@ -116,23 +82,20 @@ LoadedDiff load_leak_diff(const std::vector<std::string>& paths, int& exit_code,
   } catch (...) {
     // Left for the command: it computes the same again and reports the error.
   }
-  std::vector<std::thread> threads;
-  for (std::size_t t = 0; t < std::min<std::size_t>(2, streams.size()); ++t)
-    threads.emplace_back(work);
+  engine::DiffStreams reading(target, streams);
   try {
     if (analyses) engine::analyse_target(target);
   } catch (...) {
     // As above.
   }
-  for (auto& thread : threads) thread.join();
-  for (const auto& failure : failures)
-    if (failure) std::rethrow_exception(failure);
+  std::vector<Result<Counterparts>> results = reading.join();
   // Broken lines told in the order of the paths, loaded or streamed.
   for (std::size_t k = 0; k < count; ++k) {
     if (out.heaps[k]) warn_about_load(*out.heaps[k]);
     if (results[k]) warn_about_load(results[k]->dump.report);
   }
-  for (std::size_t k : streams) {
+  for (std::size_t k = 0; k < count; ++k) {
+    if (streams[k].empty()) continue;
     if (!results[k]) {
       fail(results[k].error());
       continue;

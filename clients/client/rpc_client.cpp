@@ -131,18 +131,29 @@ json::value RpcClient::call_or_throw(std::string_view method, json::value params
   if (reply.error) throw error_from_reply(*reply.error);
   // A dump named by path that a new dump rewrote since it was loaded: the
   // daemon reloaded it for this answer; say so, the answer is not the last one's.
-  const json::value* reloaded =
-      reply.result.is_object() ? reply.result.as_object().if_contains("reloaded") : nullptr;
-  if (reloaded && reloaded->is_array()) {
-    for (const auto& note : reloaded->as_array()) {
-      if (!note.is_object()) continue;
-      const auto text = [&note](std::string_view key) {
-        const json::value* v = note.as_object().if_contains(key);
-        return v && v->is_string() ? std::string(v->as_string()) : std::string();
-      };
-      std::cerr << "heapleak-client: " << text("path") << " changed since it was loaded as "
-                << text("replaced") << " (" << text("why") << "): reloaded it as " << text("heap")
-                << "\n";
+  // A dump a diff streamed (read against B, never loaded) is read again
+  // when it changed: said the same way.
+  const auto notes = [&reply](std::string_view key) -> const json::array* {
+    const json::value* value =
+        reply.result.is_object() ? reply.result.as_object().if_contains(key) : nullptr;
+    return value && value->is_array() ? &value->as_array() : nullptr;
+  };
+  const auto text = [](const json::value& note, std::string_view key) {
+    const json::value* v = note.is_object() ? note.as_object().if_contains(key) : nullptr;
+    return v && v->is_string() ? std::string(v->as_string()) : std::string();
+  };
+  if (const json::array* reloaded = notes("reloaded")) {
+    for (const auto& note : *reloaded) {
+      std::cerr << "heapleak-client: " << text(note, "path") << " changed since it was loaded as "
+                << text(note, "replaced") << " (" << text(note, "why") << "): reloaded it as "
+                << text(note, "heap") << "\n";
+    }
+  }
+  if (const json::array* streamed = notes("streamed")) {
+    for (const auto& note : *streamed) {
+      if (text(note, "why").empty()) continue;
+      std::cerr << "heapleak-client: " << text(note, "path") << " changed since it was last read ("
+                << text(note, "why") << "): read it again\n";
     }
   }
   return std::move(reply.result);

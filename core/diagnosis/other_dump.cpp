@@ -6,9 +6,13 @@
 namespace heapleak {
 
 OtherDump::OtherDump(const Heap& target, const Heap& held)
-    : counterparts_(counterparts_of(target, held)), held_(&held) {}
+    : counterparts_(std::make_shared<const Counterparts>(counterparts_of(target, held))),
+      held_(&held) {}
 
 OtherDump::OtherDump(Counterparts streamed, Loader load)
+    : OtherDump(std::make_shared<const Counterparts>(std::move(streamed)), std::move(load)) {}
+
+OtherDump::OtherDump(std::shared_ptr<const Counterparts> streamed, Loader load)
     : counterparts_(std::move(streamed)), load_(std::move(load)) {}
 
 std::shared_ptr<const Heap> OtherDump::heap() const {

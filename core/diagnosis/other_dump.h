@@ -24,10 +24,13 @@ class OtherDump {
   OtherDump(const Heap& target, const Heap& held);
   // Streamed (core/diagnosis/streamed_counterparts.h).
   OtherDump(Counterparts streamed, Loader load);
+  // Streamed earlier and kept (heapleakd keeps what a dump said of B for
+  // the next request on the same files, each with its own loader).
+  OtherDump(std::shared_ptr<const Counterparts> streamed, Loader load);
 
-  const Counterparts& of_target() const { return counterparts_; }
-  const DumpSummary& summary() const { return counterparts_.dump; }
-  const LoadReport& report() const { return counterparts_.dump.report; }
+  const Counterparts& of_target() const { return *counterparts_; }
+  const DumpSummary& summary() const { return counterparts_->dump; }
+  const LoadReport& report() const { return counterparts_->dump.report; }
 
   // The whole heap: the held one, else loaded now (or still loaded for an
   // earlier pass that holds it). Throws the loader's error.
@@ -40,7 +43,7 @@ class OtherDump {
   unsigned loads() const { return loads_; }
 
  private:
-  Counterparts counterparts_;
+  std::shared_ptr<const Counterparts> counterparts_;
   const Heap* held_ = nullptr;
   Loader load_;
   mutable std::weak_ptr<const Heap> loaded_;

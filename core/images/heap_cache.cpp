@@ -134,6 +134,16 @@ std::string HeapCache::image_path(const std::string& canonical_dump, LoadMode mo
   return options_.dir + "/" + hex + "-" + mode_tag(mode) + kSuffix;
 }
 
+bool HeapCache::has_image(const std::string& path) const {
+  if (!enabled() || unsafe()) return false;
+  std::error_code error;
+  const std::string canonical = std::filesystem::canonical(path, error).string();
+  if (error) return false;
+  for (LoadMode mode : {LoadMode::kFull, LoadMode::kIdentityOnly})
+    if (::access(image_path(canonical, mode).c_str(), R_OK) == 0) return true;
+  return false;
+}
+
 std::string HeapCache::analyses_path(const std::string& image_path) {
   return image_path.substr(0, image_path.size() - std::strlen(kSuffix)) + kAnalysesSuffix;
 }

@@ -103,6 +103,10 @@ class HeapCache {
   void evict() const;
 
   std::string image_path(const std::string& canonical_dump, LoadMode mode) const;
+  // An image of `path` (either mode) is there to map, unread: a diff maps
+  // such a dump instead of streaming it against B. False when the cache is
+  // off or its directory unsafe.
+  bool has_image(const std::string& path) const;
   static std::string analyses_path(const std::string& image_path);
 
  private:

@@ -15,13 +15,15 @@ def test():
     listing = json_of(expect(["list", "--json"], OK, "list --json"))
     check([h["heap"] for h in listing["heaps"]] == ["h1", "h2"], "list --json heaps: %s" % listing)
 
-    # Paths already loaded are reused (matched by path), the third one is loaded.
+    # Paths already loaded are reused (matched by path); the third one, not
+    # loaded, is streamed against B and stays unloaded, named by its path.
     r = expect(["stats", H1, H2, H3], OK, "stats with paths")
     check("\nString " in r.stdout and "53" in r.stdout and "new in heap2.jsonl.gz since heap1.jsonl.gz, still alive in heap3.jsonl.gz" in r.stdout, "stats table", r)
     listing = json_of(expect(["list", "--json"], OK, "list after stats"))
-    check(len(listing["heaps"]) == 3, "stats reuses loaded paths: %s" % listing)
+    check(len(listing["heaps"]) == 2, "stats reuses loaded paths, streams the third: %s" % listing)
     stats = json_of(expect(["stats", "heap1", "h2", H3, "--json"], OK, "stats --json"))
-    check(stats["baseline"] == "h1" and stats["target"] == "h2" and stats["later"] == "h3", "stats ids %s" % stats)
+    check(stats["baseline"] == "h1" and stats["target"] == "h2" and stats["later"] == H3, "stats ids %s" % stats)
+    check(json_of(expect(["load", H3, "--json"], OK, "load the third"))["heap"] == "h3", "third loaded as h3")
     check(stats["groups"][0]["key"] == "STRING" and stats["groups"][0]["count"] == 53, "stats groups")
     # --json lists every address of every group (the README says so), not a sample.
     check(set(LEAKED) <= set(stats["groups"][0]["samples"]) and len(stats["groups"][0]["samples"]) == 53,

@@ -103,7 +103,7 @@ def test_series():
 
 
 # What only the daemon's answer has: its heap handles and the loads it made.
-DAEMON_ONLY = ("baseline", "target", "later", "heaps", "loaded", "reloaded")
+DAEMON_ONLY = ("baseline", "target", "later", "heaps", "loaded", "reloaded", "streamed")
 
 
 def alike(a, b):
@@ -135,29 +135,30 @@ def one_document(what, one_shot, daemon):
 
 def test_one_document():
     """explain and stats: the one document of engine/, from both CLIs, on dumps
-    the daemon has not seen (it loads them in the one request, as planned: B
-    with references, A and C identity-only) and on heaps it holds."""
+    the daemon has not seen (B loaded with references, A and C streamed
+    against it, as `heapleak` reads them) and on heaps it holds."""
     fresh = []
     for name, source in (("one", H1), ("two", H2), ("three", H3)):
         fresh.append(os.path.join(TMP, name + ".jsonl.gz"))
         shutil.copy(source, fresh[-1])
     own = one_document("explain --json", cli("explain", *fresh, "--json"),
                        client("explain", *fresh, "--json"))
-    check([note["path"] for note in own.get("loaded", [])] == fresh,
-          "explain loaded the three new dumps in the one request, in order: %s" % own)
+    check([note["path"] for note in own.get("loaded", [])] == fresh[1:2] and
+          [note["path"] for note in own.get("streamed", [])] == [fresh[0], fresh[2]] and
+          own["baseline"] == fresh[0] and own["later"] == fresh[2],
+          "explain loaded B and streamed A and C against it, named by their paths: %s" % own)
     listed = {h["path"]: h for h in json.loads(client("list", "--json").stdout)["heaps"]}
-    check([listed[p]["references"] for p in fresh] == [False, True, False],
-          "A and C identity-only, B with references: %s" % [listed[p] for p in fresh])
+    check([p in listed for p in fresh] == [False, True, False] and listed[fresh[1]]["references"],
+          "of the three, B alone loaded, with references: %s" % listed)
     for args in (["explain", "--by", "site"], ["explain", "--limit", "1"], ["explain", "--limit", "0"],
                  ["stats"], ["stats", "--by", "generation"]):
         one_document(" ".join(args) + " --json", cli(args[0], *fresh, *args[1:], "--json"),
                      client(args[0], *fresh, *args[1:], "--json"))
-    # A that needs references now: loaded again with them, said so.
+    # A streamed dump named by another command: loaded on first use.
     r = client("top", fresh[0], "--json")
-    check(r.returncode == OK, "top on an identity-only heap's file", r)
-    reloaded = json.loads(r.stdout).get("reloaded", [])
-    check(len(reloaded) == 1 and "without references" in reloaded[0]["why"],
-          "top on A reloads it with references: %s" % reloaded)
+    check(r.returncode == OK, "top on a streamed dump's file", r)
+    listed = {h["path"]: h for h in json.loads(client("list", "--json").stdout)["heaps"]}
+    check(fresh[0] in listed and listed[fresh[0]]["references"], "top on A loads it: %s" % listed)
 
 
 def nasty_dump(path):

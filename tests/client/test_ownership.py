@@ -11,7 +11,9 @@ PATH_TEXT = "ROOT vm -> %s ThreadGroup -> %s ThreadGroup -> %s Object -> %s Leak
 
 
 def test_explain():
-    # Paths are loaded first, as `stats` does.
+    # By path: A loaded before is used as it is (h1), B is loaded (h2), C,
+    # never loaded, is streamed against B and stays unloaded.
+    expect(["load", H1], OK, "load A")
     r = expect(["explain", H1, H2, H3], OK, "explain with paths")
     # The rows first; without manifests (RSS not recorded) the memory block comes last.
     check("\n\nMemory: RSS not recorded (A to C): Ruby objects " in r.stdout, "explain's memory block last", r)
@@ -32,7 +34,8 @@ def test_explain():
           "#<Class:0x" not in r.stdout and
           "bounded: " in r.stdout, "explain noise apart", r)
     listing = json_of(expect(["list", "--json"], OK, "list after explain"))
-    check([h["heap"] for h in listing["heaps"]] == ["h1", "h2", "h3"], "explain loaded the paths: %s" % listing)
+    check([h["path"] for h in listing["heaps"]] == [H1, H2], "explain loaded B, streamed C: %s" % listing)
+    expect(["load", H3], OK, "load C")
 
     result = json_of(expect(["explain", "h1", "h2", "h3", "--json"], OK, "explain --json"))
     check(result["target"] == "h2" and result["total"]["count"] == 53, "explain --json total %s" % result)

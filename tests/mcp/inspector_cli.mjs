@@ -50,7 +50,9 @@ const leaks = call('tools/call', 'find_leaks', { baseline: 'heap1.jsonl.gz', tar
 check('find_leaks on three dump paths, nothing loaded before (one server per call)', () => {
   assert.ok(!leaks.isError, text(leaks));
   assert.equal(leaks.structuredContent.leaks[0].holder.address, ARRAY);
-  assert.equal(leaks.structuredContent.loaded.length, 3);
+  // B loaded, A and C streamed against it (the daemon's diff in B's memory).
+  assert.equal(leaks.structuredContent.loaded.length, 1);
+  assert.deepEqual(leaks.structuredContent.streamed.map((s) => s.name), ['heap1.jsonl.gz', 'heap3.jsonl.gz']);
   // The rows first; without manifests the memory block comes last.
   assert.match(text(leaks), /^Leaks by bytes retained \(53 objects, 2\.1 KiB new in heap2\.jsonl\.gz since heap1\.jsonl\.gz/);
   assert.match(text(leaks), /\n\nMemory: RSS not recorded \(A to C\): /);

@@ -1,0 +1,73 @@
+// daemon/kept_counterparts.h: what a diff's streams said of B is found again
+// for the same B and the same file only, dropped with B, and a few at most.
+#include "daemon/kept_counterparts.h"
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tests/core/test_dump.h"
+
+using namespace heapleak;
+using namespace heapleak::daemon;
+using namespace heapleak::test;
+
+namespace {
+
+std::shared_ptr<const Heap> heap() {
+  return load_text(join_lines({object_line({"0x100", "STRING", "", {}, "\"value\":\"x\""})}));
+}
+
+std::shared_ptr<const Counterparts> said(std::uint64_t inode) {
+  auto counterparts = std::make_shared<Counterparts>();
+  counterparts->dump.report.identity.inode = inode;
+  return counterparts;
+}
+
+FileIdentity file(std::uint64_t inode) {
+  FileIdentity identity;
+  identity.inode = inode;
+  return identity;
+}
+
+}  // namespace
+
+TEST_CASE("kept counterparts: the same B and the same file only", "[daemon][kept_counterparts]") {
+  KeptCounterparts kept;
+  auto b = heap();
+  auto other_b = heap();
+  const auto a = said(1);
+  kept.keep(b, "/dumps/A.json", a);
+
+  CHECK(kept.find(*b, "/dumps/A.json", file(1)) == a);
+  CHECK(kept.find(*other_b, "/dumps/A.json", file(1)) == nullptr);
+  CHECK(kept.find(*b, "/dumps/C.json", file(1)) == nullptr);
+
+  // A new dump written to the path: not what was read, and said so.
+  std::optional<FileIdentity> changed_from;
+  CHECK(kept.find(*b, "/dumps/A.json", file(2), &changed_from) == nullptr);
+  REQUIRE(changed_from);
+  CHECK(changed_from->inode == 1);
+  CHECK(kept.find(*b, "/dumps/A.json", file(1), &changed_from) == a);
+  CHECK_FALSE(changed_from);
+
+  // Kept again for the new file: it replaces the old.
+  const auto a2 = said(2);
+  kept.keep(b, "/dumps/A.json", a2);
+  CHECK(kept.find(*b, "/dumps/A.json", file(2)) == a2);
+  CHECK(kept.find(*b, "/dumps/A.json", file(1)) == nullptr);
+}
+
+TEST_CASE("kept counterparts: dropped with B, four at most", "[daemon][kept_counterparts]") {
+  KeptCounterparts kept;
+  auto b = heap();
+  kept.keep(b, "/dumps/A.json", said(1));
+  b.reset();  // B unloaded: what was kept for it goes at the next look
+  auto other = heap();
+  CHECK(kept.find(*other, "/dumps/A.json", file(1)) == nullptr);
+
+  for (int k = 0; k < 5; ++k) kept.keep(other, "/dumps/D" + std::to_string(k), said(k));
+  CHECK(kept.find(*other, "/dumps/D0", file(0)) == nullptr);  // the oldest, dropped
+  for (int k = 1; k < 5; ++k) CHECK(kept.find(*other, "/dumps/D" + std::to_string(k), file(k)));
+}

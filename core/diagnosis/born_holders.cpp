@@ -34,7 +34,7 @@ bool container(const Heap& heap, ObjectIndex i) {
 // The leaked containers `anchor` gained that grow from B to C.
 std::vector<ObjectIndex> grown_new_containers(const Counterparts& baseline, const Heap& target,
                                               const Counterparts& later,
-                                              const std::vector<char>& leaked, ObjectIndex anchor) {
+                                              std::span<const char> leaked, ObjectIndex anchor) {
   std::vector<ObjectIndex> found;
   std::size_t looked = 0;
   const auto consider = [&](ObjectIndex r) {
@@ -57,8 +57,8 @@ std::vector<ObjectIndex> grown_new_containers(const Counterparts& baseline, cons
 }  // namespace
 
 void adopt_born_holders(const Counterparts& baseline, const Heap& target, const Counterparts& later,
-                        const std::vector<char>& leaked, std::span<const ObjectIndex> objects,
-                        std::vector<ObjectIndex>& holder_of, ObjectIndex first_mark) {
+                        std::span<const char> leaked, std::span<const ObjectIndex> objects,
+                        std::span<ObjectIndex> holder_of, ObjectIndex first_mark) {
   if (!target.has_edges()) return;
   std::unordered_set<ObjectIndex> judged, anchors, born;
   for (ObjectIndex x : objects) {

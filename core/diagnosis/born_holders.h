@@ -24,7 +24,7 @@ namespace heapleak {
 // path passes through one of them is re-anchored to it, the container
 // itself included. Objects of other anchors are left alone.
 void adopt_born_holders(const Counterparts& baseline, const Heap& target, const Counterparts& later,
-                        const std::vector<char>& leaked, std::span<const ObjectIndex> objects,
-                        std::vector<ObjectIndex>& holder_of, ObjectIndex first_mark);
+                        std::span<const char> leaked, std::span<const ObjectIndex> objects,
+                        std::span<ObjectIndex> holder_of, ObjectIndex first_mark);
 
 }  // namespace heapleak

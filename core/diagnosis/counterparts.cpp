@@ -70,7 +70,7 @@ std::optional<std::uint32_t> Counterparts::record_reference_count(const Heap& ta
 }
 
 std::size_t undo_unheld_lenient_matches(const Heap& x, const Counterparts& y,
-                                        std::vector<char>& match) {
+                                        std::span<char> match) {
   if (!x.has_edges() || match.size() != x.size()) return 0;
   const HeapColumns& cx = x.columns();
   const IdentityRule& rule = y.rule;

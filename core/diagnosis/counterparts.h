@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/column.h"
 #include "core/diagnosis/identity.h"
 #include "core/heap/dump_summary.h"
 #include "core/heap/heap.h"
@@ -31,7 +33,7 @@ struct Counterparts {
     kSameThread = 64,       // both are Threads
     kFirstRefEqual = 128,   // the same first-reference fingerprint
   };
-  std::vector<std::uint8_t> flags;
+  Column<std::uint8_t> flags;
 
   // The other object's `length` column value (core/heap/heap.h: length + 1,
   // or a flagged reference count + 1) and memsize, where either is not the
@@ -95,6 +97,6 @@ Counterparts counterparts_of(const Heap& target, const Heap& other);
 // to its root); returns how many. Decided on the matches as given, so the
 // order objects are visited in does not change the answer.
 std::size_t undo_unheld_lenient_matches(const Heap& x, const Counterparts& y,
-                                        std::vector<char>& match);
+                                        std::span<char> match);
 
 }  // namespace heapleak

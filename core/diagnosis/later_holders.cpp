@@ -32,7 +32,7 @@ class LivesOn {
 
 // Another referrer of the group, reached from it through leaked objects,
 // that lives on in C; kNoObject when none.
-ObjectIndex other_holder(const Heap& target, const std::vector<char>& leaked,
+ObjectIndex other_holder(const Heap& target, std::span<const char> leaked,
                          const std::vector<ObjectIndex>& group, ObjectIndex gone,
                          const LivesOn& lives_on) {
   const RootPaths& paths = target.root_paths();
@@ -56,9 +56,9 @@ ObjectIndex other_holder(const Heap& target, const std::vector<char>& leaked,
 }  // namespace
 
 void keep_holders_alive_in_later(const Counterparts& baseline, const Heap& target,
-                                 const Counterparts& later, const std::vector<char>& leaked,
+                                 const Counterparts& later, std::span<const char> leaked,
                                  std::span<const ObjectIndex> objects,
-                                 std::vector<ObjectIndex>& holder_of, ObjectIndex transient_mark) {
+                                 std::span<ObjectIndex> holder_of, ObjectIndex transient_mark) {
   if (!target.has_edges()) return;
   const LivesOn lives_on(baseline, later);
   std::unordered_map<ObjectIndex, std::vector<ObjectIndex>> gone;

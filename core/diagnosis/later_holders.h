@@ -22,8 +22,8 @@ namespace heapleak {
 // only get `transient_mark`.
 inline constexpr ObjectIndex kFirstHolderMark = 0xFFFD0000u;
 void keep_holders_alive_in_later(const Counterparts& baseline, const Heap& target,
-                                 const Counterparts& later, const std::vector<char>& leaked,
+                                 const Counterparts& later, std::span<const char> leaked,
                                  std::span<const ObjectIndex> objects,
-                                 std::vector<ObjectIndex>& holder_of, ObjectIndex transient_mark);
+                                 std::span<ObjectIndex> holder_of, ObjectIndex transient_mark);
 
 }  // namespace heapleak

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,10 +39,10 @@ bool is_root_held(ObjectIndex value) { return value >= kRootHeld && value != kUn
 // For every leaked object, the first non-leaked object above it on its
 // shortest root path, memoised along each chain so a leaked linked list is
 // walked once.
-std::vector<ObjectIndex> holders(const Heap& heap, const std::vector<char>& leaked,
-                                 const std::vector<ObjectIndex>& objects) {
+Column<ObjectIndex> holders(const Heap& heap, std::span<const char> leaked,
+                            const std::vector<ObjectIndex>& objects) {
   const RootPaths& paths = heap.root_paths();
-  std::vector<ObjectIndex> memo(heap.size(), kUnset);
+  Column<ObjectIndex> memo(heap.size(), kUnset);
   std::vector<ObjectIndex> chain;
   for (ObjectIndex x : objects) {
     chain.clear();
@@ -103,10 +104,10 @@ ObjectIndex visible_holder(const Heap& heap, ObjectIndex holder, std::vector<Obj
 constexpr std::uint8_t kMemoKnown = 1;      // memo set: ...
 constexpr std::uint8_t kMemoLeakAbove = 2;  // ... y or some dominator of y is leaked
 constexpr std::uint8_t kCoveredByLeak = 4;  // some strict dominator of x is leaked
-std::vector<std::uint8_t> dominated_by_leak(const Heap& heap, const std::vector<char>& leaked,
-                                            const std::vector<ObjectIndex>& objects) {
+Column<std::uint8_t> dominated_by_leak(const Heap& heap, std::span<const char> leaked,
+                                       const std::vector<ObjectIndex>& objects) {
   const DominatorTree& tree = heap.dominators();
-  std::vector<std::uint8_t> state(heap.size(), 0);
+  Column<std::uint8_t> state(heap.size(), 0);
   std::vector<ObjectIndex> chain;
   for (ObjectIndex x : objects) {
     if (!tree.reachable(x)) continue;
@@ -438,12 +439,12 @@ void group_by_holder(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgres
   }
   // Read by no later pass: 4 bytes per object of B freed before the sizes
   // pass's own array (24 MB of explain's peak on syn1700).
-  std::vector<ObjectIndex>().swap(rows.holder_of);
+  rows.holder_of = Column<ObjectIndex>();
 }
 
 void measure_rows(const DiffDumps& dumps, const LeakDiff& diff, RowsInProgress& rows) {
   const Heap& target = dumps.target;
-  const std::vector<std::uint8_t> covered = dominated_by_leak(target, rows.leaked, diff.leaked);
+  const Column<std::uint8_t> covered = dominated_by_leak(target, rows.leaked, diff.leaked);
   const DominatorTree& tree = target.dominators();
   for (auto& [anchor, cluster] : rows.rows) {
     std::vector<ObjectIndex> reachable;

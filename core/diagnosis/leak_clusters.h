@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/column.h"
 #include "core/diagnosis/cluster_classes.h"
 #include "core/diagnosis/leak_diff.h"
 #include "core/diagnosis/leak_row.h"
@@ -35,8 +36,10 @@ struct DiffDumps {
 
 // The rows while the passes build them.
 struct RowsInProgress {
-  std::vector<char> leaked;            // by object of B: new in B and alive in C
-  std::vector<ObjectIndex> holder_of;  // by object of B: its holder, or a mark (until grouped)
+  // Per object of B, so Columns: huge pages where the kernel has them
+  // (core/base/huge_pages.h), not 4 KiB faults, after a first touch.
+  Column<char> leaked;            // by object of B: new in B and alive in C
+  Column<ObjectIndex> holder_of;  // by object of B: its holder, or a mark (until grouped)
   // By anchor (the holder, or a mark) and first VM hop: two VM holders
   // passed over for the same visible object are one row.
   using Anchor = std::pair<ObjectIndex, ObjectIndex>;

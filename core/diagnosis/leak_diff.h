@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/column.h"
 #include "core/diagnosis/grown_objects.h"
 #include "core/diagnosis/identity.h"
 #include "core/diagnosis/other_dump.h"
@@ -81,8 +82,9 @@ LeakDiff diff_other_dumps(const OtherDump& baseline, const Heap& target, const O
 // core/explain/explain_pipeline.cpp). B's objects found again in A and in C,
 // at their address: what every later pass reads.
 struct IdentityMatch {
-  std::vector<char> in_baseline;  // by object of B: the same object in A
-  std::vector<char> in_later;     // the same object in C; empty without C
+  // Columns (huge pages where the kernel has them), as every per-object array.
+  Column<char> in_baseline;  // by object of B: the same object in A
+  Column<char> in_later;     // the same object in C; empty without C
 };
 // Fills `diff`'s rule, survival shares, compacted flag and warnings (the
 // loads' first, then compaction's).

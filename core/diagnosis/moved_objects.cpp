@@ -79,8 +79,8 @@ std::optional<std::uint64_t> kind(const Heap& heap, ObjectIndex i) {
 // Counts the old objects gone from their address and reads the pages they
 // left: whether a compaction moved part of the heap (`out.moved` is then
 // decided by what reappeared, in find_moved_objects).
-bool pages_emptied(const Heap& target, const std::vector<char>& in_baseline,
-                   const std::vector<char>& in_later, MovedObjects& out) {
+bool pages_emptied(const Heap& target, std::span<const char> in_baseline,
+                   std::span<const char> in_later, MovedObjects& out) {
   for (ObjectIndex i = 0; i < target.size(); ++i) {
     if (!is_live(target.type(i)) || !in_baseline[i]) continue;
     ++out.old_objects;
@@ -120,7 +120,7 @@ bool pages_emptied(const Heap& target, const std::vector<char>& in_baseline,
 
 // For each object of B found unchanged in C (`in_later`), its index in C.
 std::vector<ObjectIndex> indices_in(const Heap& target, const Heap& later,
-                                    const std::vector<char>& in_later) {
+                                    std::span<const char> in_later) {
   std::vector<ObjectIndex> out(target.size(), kNoObject);
   ObjectIndex j = 0;
   for (ObjectIndex i = 0; i < target.size(); ++i) {
@@ -136,7 +136,7 @@ std::vector<ObjectIndex> indices_in(const Heap& target, const Heap& later,
 // holder, from the objects whose counterpart is known down to what they hold.
 class MoveMatcher {
  public:
-  MoveMatcher(const Heap& target, const Heap& later, const std::vector<char>& in_later)
+  MoveMatcher(const Heap& target, const Heap& later, std::span<const char> in_later)
       : b_(target),
         c_(later),
         in_later_(indices_in(target, later, in_later)),
@@ -148,7 +148,7 @@ class MoveMatcher {
 
   // B's old objects gone from their address whose content appeared at an
   // address new in C: moved, not died.
-  std::uint64_t old_found_elsewhere(const std::vector<char>& in_baseline) const {
+  std::uint64_t old_found_elsewhere(std::span<const char> in_baseline) const {
     std::unordered_set<std::uint64_t> appeared;
     for (ObjectIndex j = 0; j < c_.size(); ++j)
       if (!taken_[j] && is_live(c_.type(j)) && sized(c_, j)) appeared.insert(content(c_, j));
@@ -161,7 +161,7 @@ class MoveMatcher {
 
   // `news_only`: only B's new objects are looked for (without C's
   // references, old ones are of no use); `key`: content or held content.
-  void match_unique(bool news_only, const std::vector<char>& in_baseline,
+  void match_unique(bool news_only, std::span<const char> in_baseline,
                     std::uint64_t (*key)(const Heap&, ObjectIndex)) {
     std::unordered_map<std::uint64_t, std::vector<ObjectIndex>> appeared, vanished;
     for (ObjectIndex j = 0; j < c_.size(); ++j)
@@ -292,8 +292,7 @@ class MoveMatcher {
 }  // namespace
 
 MovedObjects find_moved_objects(const Heap& target, const OtherDump& later_dump,
-                                const std::vector<char>& in_baseline,
-                                const std::vector<char>& in_later) {
+                                std::span<const char> in_baseline, std::span<const char> in_later) {
   MovedObjects out;
   if (!pages_emptied(target, in_baseline, in_later, out)) return out;
 

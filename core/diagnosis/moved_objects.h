@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/diagnosis/other_dump.h"
@@ -38,7 +39,6 @@ struct MovedObjects {
 // references (an identity-only load), by content alone: copies of one
 // content (a Struct of a kind, identical Strings) stay unmatched.
 MovedObjects find_moved_objects(const Heap& target, const OtherDump& later,
-                                const std::vector<char>& in_baseline,
-                                const std::vector<char>& in_later);
+                                std::span<const char> in_baseline, std::span<const char> in_later);
 
 }  // namespace heapleak

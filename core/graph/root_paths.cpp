@@ -7,7 +7,9 @@
 namespace heapleak {
 
 RootPaths::RootPaths(const Heap& heap) : parent_(heap.size(), kUnreached) {
-  std::vector<ObjectIndex> queue;
+  // A Column, as parent_ is: huge pages where the kernel has them, not
+  // 4 KiB faults (a fifth of explain's faults on syn1700 were this queue's).
+  Column<ObjectIndex> queue;
   queue.reserve(heap.size());
   const auto& roots = heap.roots();
   // The machine stack's words go last: an object a constant or the VM also

@@ -33,7 +33,7 @@ namespace methods = protocol::methods;
 namespace {
 
 results::NamedHeap named(const HeapEntry& entry) {
-  return {entry.id, entry.name, entry.path, entry.heap.get()};
+  return {entry.id, entry.name, entry.path, entry.heap.get(), entry.beside};
 }
 
 // Hands the allocator's free memory back to the system once no load runs.

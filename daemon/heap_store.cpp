@@ -65,9 +65,22 @@ void HeapStore::recharge(const std::string& id) {
   std::lock_guard lock(mutex_);
   for (auto& entry : entries_) {
     if (entry.id != id) continue;
-    const std::uint64_t now = entry.heap->bytes_used() + entry.heap->analyses_bytes_used();
+    const std::uint64_t now =
+        entry.heap->bytes_used() + entry.heap->analyses_bytes_used() + entry.beside;
     resident_ = resident_ - std::min(resident_, entry.charged) + now;
     entry.charged = now;
+    return;
+  }
+}
+
+void HeapStore::charge_beside(const Heap& heap, std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  for (auto& entry : entries_) {
+    if (entry.heap.get() != &heap) continue;
+    const std::uint64_t now = entry.charged - std::min(entry.charged, entry.beside) + bytes;
+    resident_ = resident_ - std::min(resident_, entry.charged) + now;
+    entry.charged = now;
+    entry.beside = bytes;
     return;
   }
 }

@@ -26,9 +26,12 @@ struct HeapEntry {
   std::string path;
   std::shared_ptr<const Heap> heap;
   // What the budget charges for this heap: its columns and, once computed,
-  // its cached analyses (set by the store).
+  // its cached analyses, and what is kept beside it for it (set by the store).
   std::uint64_t charged = 0;
   std::uint64_t number = 0;  // the digits of `id`, for keeping the list in id order
+  // Kept beside the heap for it: what the dumps streamed against it said
+  // (daemon/kept_counterparts.h), charged with it.
+  std::uint64_t beside = 0;
 };
 
 class HeapStore {
@@ -53,6 +56,10 @@ class HeapStore {
   // Charges heap `id` again for what it holds now (columns plus cached
   // analyses); a heap no longer stored is ignored.
   void recharge(const std::string& id);
+
+  // Charges the stored heap `heap` (if any) `bytes` kept beside it for it,
+  // in place of what was charged beside it before.
+  void charge_beside(const Heap& heap, std::uint64_t bytes);
 
   // A running load grew: raises its reservation `reserved` to `bytes` if the
   // budget allows (then true); never lowers it.

@@ -16,14 +16,29 @@ std::shared_ptr<const Counterparts> KeptCounterparts::find(
   return nullptr;
 }
 
-void KeptCounterparts::keep(const std::shared_ptr<const Heap>& target, const std::string& path,
-                            std::shared_ptr<const Counterparts> counterparts) {
+std::vector<std::shared_ptr<const Heap>> KeptCounterparts::keep(
+    const std::shared_ptr<const Heap>& target, const std::string& path,
+    std::shared_ptr<const Counterparts> counterparts) {
   std::lock_guard lock(mutex_);
   std::erase_if(kept_, [&](const Kept& kept) {
     return kept.target.expired() || (kept.path == path && kept.target.lock() == target);
   });
-  if (kept_.size() >= kKept) kept_.erase(kept_.begin());
+  std::vector<std::shared_ptr<const Heap>> changed{target};
+  if (kept_.size() >= kKept) {
+    if (auto dropped = kept_.front().target.lock(); dropped && dropped != target)
+      changed.push_back(std::move(dropped));
+    kept_.erase(kept_.begin());
+  }
   kept_.push_back(Kept{target, path, std::move(counterparts)});
+  return changed;
+}
+
+std::uint64_t KeptCounterparts::bytes_for(const Heap& target) const {
+  std::lock_guard lock(mutex_);
+  std::uint64_t bytes = 0;
+  for (const Kept& kept : kept_)
+    if (kept.target.lock().get() == &target) bytes += kept.counterparts->bytes_used();
+  return bytes;
 }
 
 }  // namespace heapleak::daemon

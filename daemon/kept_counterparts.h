@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,8 +25,14 @@ class KeptCounterparts {
   std::shared_ptr<const Counterparts> find(
       const Heap& target, const std::string& path, const FileIdentity& now,
       std::optional<FileIdentity>* changed_from = nullptr) const;
-  void keep(const std::shared_ptr<const Heap>& target, const std::string& path,
-            std::shared_ptr<const Counterparts> counterparts);
+  // Keeps what `path` said of `target`, dropping the oldest beyond a few.
+  // Returns the heaps whose kept bytes changed (target, and the one whose
+  // counterparts were dropped, if still alive), for the budget.
+  std::vector<std::shared_ptr<const Heap>> keep(const std::shared_ptr<const Heap>& target,
+                                                const std::string& path,
+                                                std::shared_ptr<const Counterparts> counterparts);
+  // The bytes kept for `target`.
+  std::uint64_t bytes_for(const Heap& target) const;
 
  private:
   struct Kept {

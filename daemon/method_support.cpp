@@ -46,6 +46,14 @@ HeapEntry require_heap_with_references(DaemonContext& ctx, const std::string& he
   return with_references(ctx, require_heap(ctx, heap, request), request);
 }
 
+namespace {
+std::uint64_t file_size_or_zero(const std::string& path) {
+  std::error_code error;
+  const auto size = fs::file_size(path, error);
+  return error ? 0 : size;
+}
+}  // namespace
+
 DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
                              const protocol::RequestContext& request,
                              const std::function<void(const HeapEntry&)>& after_target) {
@@ -99,8 +107,23 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   for (std::size_t k : plan.order)
     if (read_of[k] != SIZE_MAX) reads.order.push_back(read_of[k]);
   if (plan.target && read_of[*plan.target] != SIZE_MAX) reads.target = read_of[*plan.target];
+  // One progress for the whole request: the loads first, then the streams,
+  // each its share of the bytes (B's load reads more per byte, but bytes
+  // are what the user sees go by).
+  std::uint64_t load_bytes = 0, stream_bytes = 0;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (!streams[k].empty())
+      stream_bytes += file_size_or_zero(streams[k]);
+    else if (read_of[k] != SIZE_MAX)
+      load_bytes += file_size_or_zero(names[k]);
+  }
+  const unsigned loads_share =
+      stream_bytes == 0 ? 100
+                        : static_cast<unsigned>(load_bytes * 100 / (load_bytes + stream_bytes));
+  protocol::RequestContext loads_request = request;
+  loads_request.progress = request.progress.part(0, loads_share);
   std::vector<HeapEntry> loaded;
-  if (!reads.loads.empty()) loaded = heaps_for_plan(ctx, reads, request, after_target);
+  if (!reads.loads.empty()) loaded = heaps_for_plan(ctx, reads, loads_request, after_target);
   std::vector<HeapEntry> entries;
   for (std::size_t k = 0; k < names.size(); ++k)
     entries.push_back(named[k] ? *named[k] : loaded[read_of[k]]);
@@ -108,8 +131,11 @@ DiffHeaps require_diff_heaps(DaemonContext& ctx, const StatsParams& params,
   if (plan.target && named[*plan.target] && after_target) after_target(entries[*plan.target]);
 
   DiffHeaps heaps;
-  if (std::any_of(streams.begin(), streams.end(), [](const auto& path) { return !path.empty(); }))
-    heaps.streamed = stream_against(ctx, entries[*plan.target], streams, request);
+  if (std::any_of(streams.begin(), streams.end(), [](const auto& path) { return !path.empty(); })) {
+    protocol::RequestContext streams_request = request;
+    streams_request.progress = request.progress.part(loads_share, 100);
+    heaps.streamed = stream_against(ctx, entries[*plan.target], streams, streams_request);
+  }
   const DiffRoles roles = diff_roles(entries.size());
   heaps.baseline = entries[roles.baseline];
   heaps.target = entries[roles.target];

@@ -20,6 +20,7 @@
 #include "core/loading/load_memory_guard.h"
 #include "core/loading/loader.h"
 #include "core/reading/byte_source.h"
+#include "daemon/files_progress.h"
 #include "daemon/rpc_errors.h"
 
 namespace heapleak::daemon {
@@ -266,41 +267,6 @@ class PreparedLoads {
   std::vector<PathLoad>& loads_;
 };
 
-// One progress for the loads of a request: the bytes read of all of them.
-class LoadsProgress {
- public:
-  LoadsProgress(const protocol::Progress& progress, const std::vector<PathLoad*>& reads)
-      : progress_(progress), done_(reads.size()), total_(reads.size()) {
-    std::string names;
-    for (const PathLoad* load : reads)
-      names += (names.empty() ? "" : ", ") + fs::path(load->path).filename().string();
-    progress_.begin("Loading " + names);
-  }
-  ~LoadsProgress() { progress_.end(); }
-  LoadsProgress(const LoadsProgress&) = delete;
-  LoadsProgress& operator=(const LoadsProgress&) = delete;
-
-  std::function<void(std::uint64_t, std::uint64_t)> slot(std::size_t k) {
-    return [this, k](std::uint64_t done, std::uint64_t total) {
-      std::lock_guard lock(mutex_);
-      done_[k] = done;
-      total_[k] = total;
-      std::uint64_t all_done = 0, all_total = 0;
-      for (std::size_t j = 0; j < done_.size(); ++j) {
-        all_done += done_[j];
-        all_total += total_[j];
-      }
-      progress_.report(all_total == 0 ? 100 : static_cast<unsigned>(all_done * 100 / all_total),
-                       "");
-    };
-  }
-
- private:
-  const protocol::Progress& progress_;
-  std::mutex mutex_;
-  std::vector<std::uint64_t> done_, total_;
-};
-
 void read_one(DaemonContext& ctx, PathLoad& load, const std::atomic<bool>& cancel,
               const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (cancel.load()) return;  // cancelled, or another load failed: never started
@@ -374,7 +340,10 @@ std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan
     if (!reads.empty()) {
       std::atomic<bool> cancel{false};
       std::stop_callback on_cancel(request.stop, [&cancel] { cancel.store(true); });
-      LoadsProgress progress(request.progress, reads);
+      std::string names;
+      for (const PathLoad* load : reads)
+        names += (names.empty() ? "" : ", ") + fs::path(load->path).filename().string();
+      FilesProgress progress(request.progress, "Loading " + names, reads.size());
       std::mutex failed_mutex;
       const auto read = [&](std::size_t r) {
         read_one(ctx, *reads[r], cancel, progress.slot(r));

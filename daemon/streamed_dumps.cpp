@@ -1,14 +1,58 @@
 #include "daemon/streamed_dumps.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <stop_token>
 
+#include "daemon/files_progress.h"
 #include "daemon/path_heaps.h"
 #include "daemon/rpc_errors.h"
 #include "engine/diff_streams.h"
 
 namespace heapleak::daemon {
 namespace fs = std::filesystem;
+
+namespace {
+
+std::string mib_up(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); }
+
+// The --max-memory budget for the streams of a request: admitted on their
+// peak before they start (refused with -32803 overBudget), freed after;
+// what is kept of them is charged to B (HeapStore::charge_beside).
+class StreamReservation {
+ public:
+  StreamReservation(DaemonContext& ctx, const HeapEntry& target, const std::string& names,
+                    const std::vector<std::string>& paths)
+      : store_(ctx.store) {
+    std::uint64_t streams = 0;
+    for (const std::string& path : paths) streams += path.empty() ? 0 : 1;
+    // Per stream: a byte per object of B (the flags), the records at
+    // addresses B lacks until the end (16 bytes each; a quarter of B's
+    // count is generous between two dumps of one process), three 1 MiB
+    // blocks and the parser's.
+    const std::uint64_t estimate = streams * (target.heap->size() * 5 + (std::uint64_t{4} << 20));
+    std::uint64_t available = 0;
+    if (!store_.admit_analysis(estimate, available)) {
+      throw protocol::RpcException(protocol::domain_error(
+          "overBudget",
+          "reading " + names + " against " + target.id + " needs about " + mib_up(estimate) +
+              " MiB but only " + std::to_string(available >> 20) +
+              " MiB of the --max-memory budget (" + std::to_string(store_.max_bytes() >> 20) +
+              " MiB) is free; unload a heap or raise --max-memory",
+          {{"heap", target.id}, {"neededBytes", estimate}, {"availableBytes", available}}));
+    }
+    reserved_ = estimate;
+  }
+  ~StreamReservation() { store_.release(reserved_); }
+  StreamReservation(const StreamReservation&) = delete;
+  StreamReservation& operator=(const StreamReservation&) = delete;
+
+ private:
+  HeapStore& store_;
+  std::uint64_t reserved_ = 0;
+};
+
+}  // namespace
 
 bool streams_against_target(DaemonContext& ctx, const std::string& path,
                             const std::string& target_path) {
@@ -52,15 +96,29 @@ std::vector<std::shared_ptr<const OtherDump>> stream_against(
     }
   }
 
-  engine::DiffStreams reading(*target.heap, to_read);
-  std::stop_callback on_cancel(request.stop, [&reading] { reading.stop(); });
-  std::vector<Result<Counterparts>> results = reading.join();
+  std::string names;
+  for (const std::string& path : to_read)
+    if (!path.empty()) names += (names.empty() ? "" : ", ") + fs::path(path).filename().string();
+  std::vector<Result<Counterparts>> results;
+  if (!names.empty()) {
+    const StreamReservation reserved(ctx, target, names, to_read);
+    // Read beside B's analyses: a stream of a few GB takes seconds.
+    FilesProgress progress(request.progress, "Reading " + names + " against " + target.name,
+                           to_read.size());
+    engine::DiffStreams reading(
+        *target.heap, to_read, [&progress](std::size_t k, std::uint64_t done, std::uint64_t total) {
+          progress.report(k, done, total);
+        });
+    std::stop_callback on_cancel(request.stop, [&reading] { reading.stop(); });
+    results = reading.join();
+  }
   if (request.stop.stop_requested()) throw protocol::RpcException(protocol::cancelled_error());
   for (std::size_t k = 0; k < paths.size(); ++k) {
     if (to_read[k].empty()) continue;
     if (!results[k]) throw protocol::RpcException(to_rpc_error(results[k].error()));
     said[k] = std::make_shared<const Counterparts>(std::move(*results[k]));
-    ctx.kept_counterparts->keep(target.heap, paths[k], said[k]);
+    for (const auto& heap : ctx.kept_counterparts->keep(target.heap, paths[k], said[k]))
+      ctx.store.charge_beside(*heap, ctx.kept_counterparts->bytes_for(*heap));
     const std::string name = fs::path(paths[k]).filename().string();
     note_streamed(name, paths[k], why[k]);
     ctx.logger->info("read " + paths[k] + " against " + target.id + " without loading it");
@@ -74,7 +132,8 @@ std::vector<std::shared_ptr<const OtherDump>> stream_against(
     // copy) has the store load the dump, identity-only, as a held A or C is.
     const std::string& path = paths[k];
     const FileIdentity read = said[k]->dump.report.identity;
-    out[k] = std::make_shared<OtherDump>(said[k], [&ctx, &request, path, read] {
+    // (`request` copied: the caller's may be a part of its progress, gone by then.)
+    out[k] = std::make_shared<OtherDump>(said[k], [&ctx, request, path, read] {
       return load_streamed(ctx, path, read, request, LoadMode::kIdentityOnly);
     });
   }

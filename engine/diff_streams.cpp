@@ -8,9 +8,10 @@
 
 namespace heapleak::engine {
 
-DiffStreams::DiffStreams(const Heap& target, std::vector<std::string> paths)
+DiffStreams::DiffStreams(const Heap& target, std::vector<std::string> paths, Progress progress)
     : target_(target),
       paths_(std::move(paths)),
+      progress_(std::move(progress)),
       results_(paths_.size(), make_error(ErrorReason::kCancelled, "not read")),
       failures_(paths_.size()) {
   for (std::size_t k = 0; k < paths_.size(); ++k)
@@ -35,6 +36,10 @@ void DiffStreams::work() {
       StreamOptions options;
       options.sites_from = sites_trusted_from(paths_[k]);
       options.cancel = &stop_;
+      if (progress_)
+        options.progress = [this, k](std::uint64_t done, std::uint64_t total) {
+          progress_(k, done, total);
+        };
       results_[k] = stream_counterparts(target_, paths_[k], options);
     } catch (...) {
       failures_[k] = std::current_exception();

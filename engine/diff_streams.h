@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,9 +20,13 @@ namespace heapleak::engine {
 
 class DiffStreams {
  public:
+  // Called from a stream's thread after each block of paths[k]: its bytes
+  // read so far, of its size.
+  using Progress = std::function<void(std::size_t k, std::uint64_t done, std::uint64_t total)>;
+
   // Starts reading every non-empty `paths[k]` against `target`, which must
   // outlive this.
-  DiffStreams(const Heap& target, std::vector<std::string> paths);
+  DiffStreams(const Heap& target, std::vector<std::string> paths, Progress progress = {});
   ~DiffStreams();  // stops and waits for the streams not joined
   DiffStreams(const DiffStreams&) = delete;
   DiffStreams& operator=(const DiffStreams&) = delete;
@@ -38,6 +43,7 @@ class DiffStreams {
 
   const Heap& target_;
   std::vector<std::string> paths_;
+  Progress progress_;
   std::vector<std::size_t> reads_;
   std::vector<Result<Counterparts>> results_;
   std::vector<std::exception_ptr> failures_;

@@ -46,6 +46,12 @@ struct Progress::State {
   }
 };
 
+struct Progress::Part {
+  unsigned from = 0;
+  unsigned to = 100;
+  std::string message;  // guarded by State::mutex
+};
+
 Progress::Progress(json::value token, std::string default_title, Send send, ProgressOptions options)
     : state_(std::make_shared<State>()) {
   state_->token = std::move(token);
@@ -57,6 +63,7 @@ Progress::Progress(json::value token, std::string default_title, Send send, Prog
 void Progress::begin(std::string_view title, std::string_view message) const {
   if (!state_) return;
   std::lock_guard lock(state_->mutex);
+  if (part_ && state_->begun && !state_->ended) part_->message = title;
   if (state_->begun || state_->ended) return;
   state_->begin_locked(title, message);
 }
@@ -65,6 +72,10 @@ void Progress::report(unsigned percentage, std::string_view message) const {
   if (!state_) return;
   std::lock_guard lock(state_->mutex);
   if (state_->ended) return;
+  if (part_) {
+    percentage = part_->from + std::min(percentage, 100u) * (part_->to - part_->from) / 100;
+    if (message.empty()) message = part_->message;
+  }
   const unsigned clamped = std::max(state_->percentage, std::min(percentage, 100u));
   if (!state_->begun) {
     state_->percentage = clamped;
@@ -81,7 +92,7 @@ void Progress::report(unsigned percentage, std::string_view message) const {
 }
 
 void Progress::end(std::string_view message) const {
-  if (!state_) return;
+  if (!state_ || part_) return;
   std::lock_guard lock(state_->mutex);
   if (state_->ended) return;
   state_->ended = true;
@@ -90,6 +101,20 @@ void Progress::end(std::string_view message) const {
   value["kind"] = "end";
   if (!message.empty()) value["message"] = message;
   state_->emit(std::move(value));
+}
+
+Progress Progress::part(unsigned from, unsigned to) const {
+  Progress out = *this;
+  if (!state_) return out;
+  const unsigned outer_from = part_ ? part_->from : 0;
+  const unsigned outer_to = part_ ? part_->to : 100;
+  auto span = [&](unsigned p) {
+    return outer_from + std::min(p, 100u) * (outer_to - outer_from) / 100;
+  };
+  out.part_ = std::make_shared<Part>();
+  out.part_->from = span(from);
+  out.part_->to = std::max(out.part_->from, span(to));
+  return out;
 }
 
 bool Progress::begun() const {

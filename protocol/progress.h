@@ -41,9 +41,18 @@ class Progress {
   bool begun() const;
   bool ended() const;
 
+  // A share of this progress, for one phase of a request that has several
+  // (load B, then read A and C against it): the part's percentages 0..100
+  // are this one's from..to. Its begin() begins this progress if nothing
+  // has yet, else its title becomes the message of the part's reports; its
+  // end() does nothing (the whole ends with the reply).
+  Progress part(unsigned from, unsigned to) const;
+
  private:
   struct State;
+  struct Part;
   std::shared_ptr<State> state_;
+  std::shared_ptr<Part> part_;  // null: the whole
 };
 
 }  // namespace heapleak::protocol

@@ -17,6 +17,9 @@ struct NamedHeap {
   std::string name;
   std::string path;
   const Heap* heap = nullptr;
+  // Kept beside the heap for it (heapleakd: what the dumps streamed
+  // against it said), counted in its residentBytes.
+  std::uint64_t kept_bytes = 0;
 };
 
 // heap_summary_json plus heap, name, path.

@@ -72,6 +72,14 @@ struct Counterparts {
   // i's address (present(i) must hold).
   std::optional<std::uint32_t> length(const Heap& target, ObjectIndex i) const;
   std::optional<std::uint32_t> record_reference_count(const Heap& target, ObjectIndex i) const;
+  // The memory this holds (what a daemon keeping it charges its budget).
+  std::uint64_t bytes_used() const {
+    // An unordered_map node: the pair, the next pointer, the cached hash;
+    // plus a bucket pointer per element at load factor 1.
+    constexpr std::uint64_t kPerChanged = sizeof(std::pair<const ObjectIndex, Sizes>) + 3 * 8;
+    return flags.capacity() + changed.size() * kPerChanged +
+           dump.pages.capacity() * sizeof(std::uint64_t) + sizeof(*this);
+  }
   // The other object's memsize (present(i) must hold).
   std::uint32_t memsize(const Heap& target, ObjectIndex i) const {
     const auto it = changed.find(i);

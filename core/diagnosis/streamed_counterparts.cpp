@@ -347,6 +347,7 @@ Result<Counterparts> stream_counterparts(const Heap& target, const std::string& 
     }
     report.stream_bytes = block->stream_offset + block->size;
     pipeline.recycle(std::move(block));
+    if (options.progress) options.progress(pipeline.file_bytes_consumed(), pipeline.file_size());
   }
   if (options.cancel && options.cancel->load())
     return make_error(ErrorReason::kCancelled, "reading " + path + " cancelled");

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/base/error.h"
@@ -21,6 +22,9 @@ struct StreamOptions {
   // manifest): generations below it are not believed.
   std::uint32_t sites_from = 0;
   const std::atomic<bool>* cancel = nullptr;
+  // Called after each block with the file's bytes read so far (compressed,
+  // for a gzip file) and its size, as a load's progress is.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
 
 // `target` needs references (the shared-String test reads them). Fails as a

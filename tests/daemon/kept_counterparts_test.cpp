@@ -6,7 +6,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "daemon/heap_store.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -70,4 +72,39 @@ TEST_CASE("kept counterparts: dropped with B, four at most", "[daemon][kept_coun
   for (int k = 0; k < 5; ++k) kept.keep(other, "/dumps/D" + std::to_string(k), said(k));
   CHECK(kept.find(*other, "/dumps/D0", file(0)) == nullptr);  // the oldest, dropped
   for (int k = 1; k < 5; ++k) CHECK(kept.find(*other, "/dumps/D" + std::to_string(k), file(k)));
+}
+
+TEST_CASE("kept counterparts: charged to B in the store, the dropped one's B recharged",
+          "[daemon][kept_counterparts]") {
+  HeapStore store;
+  KeptCounterparts kept;
+  auto b = heap();
+  auto other_b = heap();
+  for (const auto& h : {b, other_b}) {
+    const std::string name = store.begin_load("B");
+    store.finish_load(name, "/dumps/B.json", h, 0, [](const HeapEntry&) {});
+  }
+  const std::uint64_t heaps_only = store.used_bytes();
+  auto charge = [&](const std::vector<std::shared_ptr<const Heap>>& changed) {
+    for (const auto& h : changed) store.charge_beside(*h, kept.bytes_for(*h));
+  };
+  auto a = said(1);
+  charge(kept.keep(b, "/dumps/A.json", a));
+  CHECK(kept.bytes_for(*b) == a->bytes_used());
+  CHECK(store.used_bytes() == heaps_only + a->bytes_used());
+  CHECK(store.list()[0].beside == a->bytes_used());
+
+  // Three more for the other B: the fifth keep drops b's, and says so.
+  for (int k = 0; k < 3; ++k) charge(kept.keep(other_b, "/dumps/D" + std::to_string(k), said(k)));
+  const auto changed = kept.keep(other_b, "/dumps/D3", said(3));
+  REQUIRE(changed.size() == 2);
+  CHECK(changed[1] == b);
+  charge(changed);
+  CHECK(kept.bytes_for(*b) == 0);
+  CHECK(store.list()[0].beside == 0);
+  CHECK(store.used_bytes() == heaps_only + kept.bytes_for(*other_b));
+
+  // Unloading a B frees what was charged beside it.
+  store.remove(store.list()[1].id);
+  CHECK(store.used_bytes() == store.list()[0].charged);
 }

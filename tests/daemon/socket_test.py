@@ -434,6 +434,54 @@ def analysis_budget(tmp):
 
 
 @test
+def streams_progress_and_charge(tmp):
+    """explain naming A and C by path streams them against B: one $/progress
+    covers B's load and the streams (one begin, rising percentages, the
+    streams' reports saying what they read, one end before the reply), and
+    what the streams said of B, kept for the next request, is charged to B
+    (keptBytes, within residentBytes and usedBytes) until B is unloaded."""
+    small = dumps.small_dump(ARGS.work, ARGS.gen)
+    big = dumps.big_dump(ARGS.work, ARGS.gen)  # streams long enough to report
+    a, c = os.path.join(tmp, "A.json"), os.path.join(tmp, "C.json")
+    os.symlink(big, a)
+    os.symlink(big, c)
+    daemon, path = unix_daemon(tmp)
+    with daemon:
+        client = Client(path)
+        client.initialize()
+        notes = []
+        id = client.request("explain", {"baseline": a, "target": small, "later": c, "workDoneToken": "ex"})
+        reply = client.reply(id, notifications=notes)
+        check("result" in reply, f"explain: {reply}")
+        streamed = sorted(s["name"] for s in reply["result"].get("streamed", []))
+        check(streamed == ["A.json", "C.json"], f"A and C streamed: {reply['result'].get('streamed')}")
+        values = [n["params"]["value"] for n in notes
+                  if n.get("method") == "$/progress" and n["params"]["token"] == "ex"]
+        kinds = [v["kind"] for v in values]
+        check(kinds and kinds[0] == "begin" and kinds[-1] == "end" and kinds.count("begin") == 1
+              and kinds.count("end") == 1, f"one begin, one end last: {kinds}")
+        check(values[0]["title"] == "Loading B.json", f"the title names B's load: {values[0]}")
+        percentages = [v["percentage"] for v in values if "percentage" in v]
+        check(percentages == sorted(percentages), f"percentages never fall: {percentages}")
+        reading = [v for v in values if v.get("message") == "Reading A.json, C.json against B.json"]
+        check(reading, f"the streams report what they read: {values}")
+        loading = [v["percentage"] for v in values if v["kind"] != "end" and v not in reading]
+        check(min(v["percentage"] for v in reading) >= max(loading),
+              f"the streams' share of the bar follows the load's: {values}")
+        listed = client.result("listHeaps")
+        check(len(listed["heaps"]) == 1, f"B alone is loaded: {listed}")
+        entry = listed["heaps"][0]
+        check(entry["keptBytes"] >= 2 * entry["objects"], f"a byte per object of B for each stream: {entry}")
+        check(listed["usedBytes"] == entry["residentBytes"], f"usedBytes counts what is kept: {listed}")
+        # The same diff again reads nothing: no streams, no more kept.
+        again = client.result("explain", {"baseline": a, "target": small, "later": c})
+        check("streamed" not in again, f"asked again, nothing is read: {again.get('streamed')}")
+        check(client.result("listHeaps")["heaps"][0]["keptBytes"] == entry["keptBytes"], "kept once")
+        client.result("unloadHeap", {"heap": entry["heap"]})
+        check(client.result("listHeaps")["usedBytes"] == 0, "unloading B frees what is kept for it")
+
+
+@test
 def idle_timeout(tmp):
     """--idle-timeout: the daemon stays while a client is connected, then exits 0
     (socket removed) once it has been idle that long."""

@@ -23,7 +23,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hl import (SLOW, WAIT, Daemon, Peer, Skip, TestFailure, check, error_of, expect_error, frame,  # noqa: E402
-                gen_dumps, process_running)
+                gen_dumps, process_running, short_temp_dir)
 
 DOMAIN = -32803
 # The exit code of each data.reason in both CLIs (docs/exit-codes.md): the
@@ -1860,7 +1860,7 @@ def tcp_token_pipelined(ctx):
 def unix_socket_dir_permissions(ctx):
     # A socket directory the daemon creates is 0700; an existing one that
     # others can enter or write is refused or tightened, never used as is.
-    base = tempfile.mkdtemp(prefix="hld-")  # short: socket paths must fit in 107 bytes
+    base = short_temp_dir()
     fresh = os.path.join(base, "new", "heapleakd.sock")
     proc = subprocess.Popen([ctx.daemon, "--listen", "unix:" + fresh], stderr=subprocess.PIPE)
     try:
@@ -1896,7 +1896,7 @@ def unix_socket_dir_permissions(ctx):
 def foreign_socket_refused(ctx):
     if os.geteuid() != 0:
         raise Skip("needs root to chown a socket to another user")
-    base = tempfile.mkdtemp(prefix="hld-")  # short: socket paths must fit in 107 bytes
+    base = short_temp_dir()
     path = os.path.join(base, "heapleakd.sock")
     s = socket.socket(socket.AF_UNIX)
     s.bind(path)
@@ -2188,7 +2188,7 @@ class FakeCaptureSocket:
     the one connection after the request line is read."""
 
     def __init__(self, ctx, behave):
-        base = tempfile.mkdtemp(prefix="cap-")  # short: a unix socket path must fit in 107 bytes
+        base = short_temp_dir()
         self.path = os.path.join(base, "heapleak-1.sock")
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)

@@ -5,11 +5,10 @@
 import os
 import socket
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import heapleakd  # noqa: E402
-from heapleakd import SANITIZER_MARKERS, SLOW, TestFailure, check, frame, process_running  # noqa: E402,F401
+from heapleakd import SANITIZER_MARKERS, SLOW, TestFailure, check, frame, process_running, short_temp_dir  # noqa: E402,F401
 
 WAIT = 60.0  # seconds, unscaled: the tests multiply by SLOW where a wait is long
 
@@ -45,7 +44,7 @@ class Daemon(heapleakd.Daemon):
 
     def __init__(self, ctx, mode="stdio", args=(), log="info"):
         self.ctx = ctx
-        base = tempfile.mkdtemp(prefix="hld-")  # short: a unix socket path must fit in 107 bytes
+        base = heapleakd.short_temp_dir()
         sock = os.path.join(base, "s", "heapleakd.sock")
         listen = ["--stdio"] if mode == "stdio" else ["--listen", "unix:" + sock]
         super().__init__([ctx.daemon] + listen + [f"--log={log}"] + list(args), stdio=mode == "stdio",

@@ -105,3 +105,39 @@ TEST_CASE("end without begin sends nothing", "[progress]") {
   CHECK(r.values.empty());
   CHECK(p.ended());
 }
+
+TEST_CASE("parts share one progress: their own span, one begin, the whole's end", "[progress]") {
+  Recorder r;
+  Progress whole = r.make();
+  Progress loads = whole.part(0, 40);
+  Progress streams = whole.part(40, 100);
+  loads.begin("Loading B.json");
+  r.now += 1s;
+  loads.report(50);
+  r.now += 1s;
+  loads.report(100);
+  loads.end();  // a part's end: nothing, the whole goes on
+  CHECK_FALSE(whole.ended());
+  streams.begin("Reading A.json against B.json");  // begun already: the message
+  r.now += 1s;
+  streams.report(0);
+  r.now += 1s;
+  streams.report(50);
+  streams.end();
+  whole.end();
+  REQUIRE(r.values.size() == 6);
+  CHECK(r.kind(0) == "begin");
+  CHECK(r.values[0].at("title") == json::value("Loading B.json"));
+  CHECK(r.percentage(1) == 20);
+  CHECK(r.percentage(2) == 40);
+  CHECK(r.percentage(3) == 40);
+  CHECK(r.values[3].at("message") == json::value("Reading A.json against B.json"));
+  CHECK(r.percentage(4) == 70);
+  CHECK(r.kind(5) == "end");
+  // A part of a part spans its share of the part.
+  Recorder r2;
+  Progress inner = r2.make().part(50, 100).part(0, 50);
+  inner.report(100);
+  REQUIRE(r2.values.size() == 1);
+  CHECK(r2.percentage(0) == 75);
+}

@@ -3,6 +3,7 @@
 # reads Content-Length or NDJSON frames with a timeout on every wait, and the
 # leakgen dumps shared by a build tree. tests/daemon, tests/hardening,
 # tests/client and tests/transcripts build their helpers on this module.
+import atexit
 import fcntl
 import json
 import os
@@ -28,6 +29,28 @@ class TestFailure(Exception):
 def check(condition, message):
     if not condition:
         raise TestFailure(message)
+
+
+# Directories short_temp_dir() made, removed when the test process exits.
+_TEMP_DIRS = []
+
+
+def short_temp_dir():
+    """A fresh directory under /tmp with a short name (a unix socket path must
+    fit in 107 bytes), removed with everything in it when this test process
+    exits: a failure's message carries the log tail it needs.
+    HEAPLEAK_KEEP_TEST_DIRS=1 keeps them, for a post-mortem."""
+    path = tempfile.mkdtemp(prefix="hld-")
+    _TEMP_DIRS.append(path)
+    return path
+
+
+@atexit.register
+def _remove_temp_dirs():
+    if os.environ.get("HEAPLEAK_KEEP_TEST_DIRS") == "1":
+        return
+    for path in _TEMP_DIRS:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def wait_until(predicate, timeout=WAIT, what="condition"):
@@ -218,8 +241,7 @@ class Daemon:
     Peer = Peer
 
     def __init__(self, argv, stdio=False, cwd=None, log_path=None):
-        # Under /tmp, not the build tree: a unix socket path must fit in 107 bytes.
-        self.dir = os.path.dirname(log_path) if log_path else tempfile.mkdtemp(prefix="hld-")
+        self.dir = os.path.dirname(log_path) if log_path else short_temp_dir()
         self.log_path = log_path or os.path.join(self.dir, "heapleakd.log")
         self.log = open(self.log_path, "wb")
         self.sockets = []

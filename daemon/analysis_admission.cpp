@@ -37,6 +37,21 @@ void refuse_beyond_memory_left(const Heap& heap, const std::string& id, unsigned
        {"availableBytes", left}}));
 }
 
+// -32803 overBudget: `doing` needs about `estimate` bytes, `available` of
+// the --max-memory budget is free; `data` gets the two figures too.
+protocol::RpcException over_budget(const HeapStore& store, const std::string& doing,
+                                   std::uint64_t estimate, std::uint64_t available,
+                                   boost::json::object data) {
+  data["neededBytes"] = estimate;
+  data["availableBytes"] = available;
+  return protocol::RpcException(protocol::domain_error(
+      "overBudget",
+      doing + " needs about " + mib_up(estimate) + " MiB but only " + mib_down(available) +
+          " MiB of the --max-memory budget (" + mib_down(store.max_bytes()) +
+          " MiB) is free; unload a heap or raise --max-memory",
+      std::move(data)));
+}
+
 }  // namespace
 
 AnalysisAdmission::AnalysisAdmission(DaemonContext& ctx, const HeapEntry& entry, unsigned needed)
@@ -53,16 +68,10 @@ AnalysisAdmission::AnalysisAdmission(DaemonContext& ctx, const HeapEntry& entry,
   if (store.max_bytes() == 0) refuse_beyond_memory_left(*entry.heap, entry.id, missing);
   std::uint64_t available = 0;
   if (!store.admit_analysis(estimate, available)) {
-    throw protocol::RpcException(protocol::domain_error(
-        "overBudget",
-        "computing the " + analysis_names(missing) + " of " + entry.id + " needs about " +
-            mib_up(estimate) + " MiB but only " + mib_down(available) +
-            " MiB of the --max-memory budget (" + mib_down(store.max_bytes()) +
-            " MiB) is free; unload a heap or raise --max-memory",
-        {{"heap", entry.id},
-         {"analysis", missing & kDominatorsAnalysis ? "dominators" : "rootPaths"},
-         {"neededBytes", estimate},
-         {"availableBytes", available}}));
+    throw over_budget(store, "computing the " + analysis_names(missing) + " of " + entry.id,
+                      estimate, available,
+                      {{"heap", entry.id},
+                       {"analysis", missing & kDominatorsAnalysis ? "dominators" : "rootPaths"}});
   }
   reserved_ = estimate;
 }
@@ -80,5 +89,23 @@ AnalysisAdmission::~AnalysisAdmission() {
     // Not kept this time (no memory for the task): computed again next run.
   }
 }
+
+StreamAdmission::StreamAdmission(DaemonContext& ctx, const HeapEntry& target,
+                                 const std::string& names, std::size_t streams)
+    : store_(ctx.store) {
+  // Per stream: a byte per object of B (the flags), the records at
+  // addresses B lacks until the end (16 bytes each; a quarter of B's count
+  // is generous between two dumps of one process), three 1 MiB blocks and
+  // the parser's.
+  const std::uint64_t estimate = streams * (target.heap->size() * 5 + (std::uint64_t{4} << 20));
+  std::uint64_t available = 0;
+  if (!store_.admit_analysis(estimate, available)) {
+    throw over_budget(store_, "reading " + names + " against " + target.id, estimate, available,
+                      {{"heap", target.id}});
+  }
+  reserved_ = estimate;
+}
+
+StreamAdmission::~StreamAdmission() { store_.release(reserved_); }
 
 }  // namespace heapleak::daemon

@@ -3,10 +3,13 @@
 // run (refused with -32803 overBudget and what they need and what is free),
 // then charged to the heap for what they keep once the query is done, and
 // kept on disk next to the heap's cache image (core/heap_cache.h) so a
-// restarted daemon maps them instead of computing them again.
+// restarted daemon maps them instead of computing them again. Also the
+// budget for the dumps a diff streams against B, admitted the same way.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/heap/analysis_cost.h"
 #include "daemon/daemon_context.h"
@@ -30,6 +33,24 @@ class AnalysisAdmission {
   DaemonContext& ctx_;
   std::shared_ptr<const Heap> heap_;
   std::string id_;
+  std::uint64_t reserved_ = 0;
+};
+
+// The --max-memory budget for the dumps a diff streams against B
+// (daemon/streamed_dumps.h): admitted on their peak before they start
+// (refused with -32803 overBudget), freed when they end; what is kept of
+// them is charged to B (HeapStore::charge_beside).
+class StreamAdmission {
+ public:
+  // `names`: the files' names, for the message; `streams`: how many.
+  StreamAdmission(DaemonContext& ctx, const HeapEntry& target, const std::string& names,
+                  std::size_t streams);
+  ~StreamAdmission();
+  StreamAdmission(const StreamAdmission&) = delete;
+  StreamAdmission& operator=(const StreamAdmission&) = delete;
+
+ private:
+  HeapStore& store_;
   std::uint64_t reserved_ = 0;
 };
 

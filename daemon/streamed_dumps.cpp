@@ -1,9 +1,10 @@
 #include "daemon/streamed_dumps.h"
 
-#include <cstdint>
+#include <algorithm>
 #include <filesystem>
 #include <stop_token>
 
+#include "daemon/analysis_admission.h"
 #include "daemon/files_progress.h"
 #include "daemon/path_heaps.h"
 #include "daemon/rpc_errors.h"
@@ -11,48 +12,6 @@
 
 namespace heapleak::daemon {
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string mib_up(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); }
-
-// The --max-memory budget for the streams of a request: admitted on their
-// peak before they start (refused with -32803 overBudget), freed after;
-// what is kept of them is charged to B (HeapStore::charge_beside).
-class StreamReservation {
- public:
-  StreamReservation(DaemonContext& ctx, const HeapEntry& target, const std::string& names,
-                    const std::vector<std::string>& paths)
-      : store_(ctx.store) {
-    std::uint64_t streams = 0;
-    for (const std::string& path : paths) streams += path.empty() ? 0 : 1;
-    // Per stream: a byte per object of B (the flags), the records at
-    // addresses B lacks until the end (16 bytes each; a quarter of B's
-    // count is generous between two dumps of one process), three 1 MiB
-    // blocks and the parser's.
-    const std::uint64_t estimate = streams * (target.heap->size() * 5 + (std::uint64_t{4} << 20));
-    std::uint64_t available = 0;
-    if (!store_.admit_analysis(estimate, available)) {
-      throw protocol::RpcException(protocol::domain_error(
-          "overBudget",
-          "reading " + names + " against " + target.id + " needs about " + mib_up(estimate) +
-              " MiB but only " + std::to_string(available >> 20) +
-              " MiB of the --max-memory budget (" + std::to_string(store_.max_bytes() >> 20) +
-              " MiB) is free; unload a heap or raise --max-memory",
-          {{"heap", target.id}, {"neededBytes", estimate}, {"availableBytes", available}}));
-    }
-    reserved_ = estimate;
-  }
-  ~StreamReservation() { store_.release(reserved_); }
-  StreamReservation(const StreamReservation&) = delete;
-  StreamReservation& operator=(const StreamReservation&) = delete;
-
- private:
-  HeapStore& store_;
-  std::uint64_t reserved_ = 0;
-};
-
-}  // namespace
 
 bool streams_against_target(DaemonContext& ctx, const std::string& path,
                             const std::string& target_path) {
@@ -101,7 +60,9 @@ std::vector<std::shared_ptr<const OtherDump>> stream_against(
     if (!path.empty()) names += (names.empty() ? "" : ", ") + fs::path(path).filename().string();
   std::vector<Result<Counterparts>> results;
   if (!names.empty()) {
-    const StreamReservation reserved(ctx, target, names, to_read);
+    const StreamAdmission admitted(
+        ctx, target, names,
+        std::count_if(to_read.begin(), to_read.end(), [](const auto& p) { return !p.empty(); }));
     // Read beside B's analyses: a stream of a few GB takes seconds.
     FilesProgress progress(request.progress, "Reading " + names + " against " + target.name,
                            to_read.size());

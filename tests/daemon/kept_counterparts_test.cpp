@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "daemon/analysis_admission.h"
+#include "daemon/daemon_context.h"
 #include "daemon/heap_store.h"
+#include "daemon/worker_pool.h"
+#include "protocol/error.h"
 #include "tests/core/test_dump.h"
 
 using namespace heapleak;
@@ -107,4 +111,36 @@ TEST_CASE("kept counterparts: charged to B in the store, the dropped one's B rec
   // Unloading a B frees what was charged beside it.
   store.remove(store.list()[1].id);
   CHECK(store.used_bytes() == store.list()[0].charged);
+}
+
+TEST_CASE("streams are admitted against --max-memory on their peak, and refused past it",
+          "[daemon][kept_counterparts]") {
+  auto b = heap();
+  // Room for B and 8 MiB more: one stream fits (4 MiB and 5 bytes an
+  // object), two do not.
+  HeapStore store(b->bytes_used() + (std::uint64_t{8} << 20));
+  store.finish_load(store.begin_load("B.json"), "/dumps/B.json", b, 0, [](const HeapEntry&) {});
+  WorkerPool pool(0);
+  const HeapCache cache({false, {}, 0});
+  DaemonContext ctx{store, pool, pool, nullptr, [] {}, cache};
+  const HeapEntry entry = store.list().at(0);
+  const std::uint64_t held = store.used_bytes();
+  {
+    const StreamAdmission one(ctx, entry, "A.json", 1);
+    CHECK(store.used_bytes() > held);  // reserved while the stream runs
+  }
+  CHECK(store.used_bytes() == held);  // and given back
+  try {
+    const StreamAdmission two(ctx, entry, "A.json, C.json", 2);
+    FAIL("two streams were admitted past the budget");
+  } catch (const protocol::RpcException& e) {
+    REQUIRE(e.error().data);
+    const auto& data = e.error().data->as_object();
+    CHECK(data.at("reason") == "overBudget");
+    CHECK(data.at("heap") == boost::json::value(entry.id));
+    CHECK(data.at("neededBytes").to_number<std::uint64_t>() >
+          data.at("availableBytes").to_number<std::uint64_t>());
+    CHECK(e.error().message.find("reading A.json, C.json against h1") != std::string::npos);
+  }
+  CHECK(store.used_bytes() == held);  // a refusal reserves nothing
 }

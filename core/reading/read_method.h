@@ -15,7 +15,7 @@ enum class ReadMethod { kMap, kRead };
 // The way to read the plain file open as `fd`, whose bytes [begin, end) are
 // to be loaded. Ranges under kProbeFrom are mapped, as before the probe (the
 // difference is a few milliseconds there); for larger ones the first call
-// times both ways on the range's first 4 MiB (best of two each, once the
+// times both ways on the range's first 1 MiB (best of two each, once the
 // pages are in the page cache) and every later call reuses its verdict.
 // HEAPLEAK_READ=map|read forces one (benchmarks, tests).
 ReadMethod read_method_for(int fd, std::uint64_t begin, std::uint64_t end);

@@ -1,6 +1,18 @@
 #include "daemon/files_progress.h"
 
+#include <filesystem>
+
 namespace heapleak::daemon {
+
+std::string file_names(const std::vector<std::string>& paths) {
+  std::string names;
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    if (!names.empty()) names += ", ";
+    names += std::filesystem::path(path).filename().string();
+  }
+  return names;
+}
 
 FilesProgress::FilesProgress(const protocol::Progress& progress, const std::string& title,
                              std::size_t files)

@@ -13,6 +13,9 @@
 
 namespace heapleak::daemon {
 
+// "A.json, C.json": the file names of the non-empty `paths`, for a title.
+std::string file_names(const std::vector<std::string>& paths);
+
 class FilesProgress {
  public:
   FilesProgress(const protocol::Progress& progress, const std::string& title, std::size_t files);

@@ -340,10 +340,9 @@ std::vector<HeapEntry> heaps_for_plan(DaemonContext& ctx, const engine::LoadPlan
     if (!reads.empty()) {
       std::atomic<bool> cancel{false};
       std::stop_callback on_cancel(request.stop, [&cancel] { cancel.store(true); });
-      std::string names;
-      for (const PathLoad* load : reads)
-        names += (names.empty() ? "" : ", ") + fs::path(load->path).filename().string();
-      FilesProgress progress(request.progress, "Loading " + names, reads.size());
+      std::vector<std::string> paths;
+      for (const PathLoad* load : reads) paths.push_back(load->path);
+      FilesProgress progress(request.progress, "Loading " + file_names(paths), reads.size());
       std::mutex failed_mutex;
       const auto read = [&](std::size_t r) {
         read_one(ctx, *reads[r], cancel, progress.slot(r));

@@ -55,9 +55,7 @@ std::vector<std::shared_ptr<const OtherDump>> stream_against(
     }
   }
 
-  std::string names;
-  for (const std::string& path : to_read)
-    if (!path.empty()) names += (names.empty() ? "" : ", ") + fs::path(path).filename().string();
+  const std::string names = file_names(to_read);
   std::vector<Result<Counterparts>> results;
   if (!names.empty()) {
     const StreamAdmission admitted(

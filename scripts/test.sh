@@ -46,18 +46,15 @@ if [ "${HEAPLEAK_QUICK:-0}" != 1 ]; then
   asan_build=$!
   background+=("$asan_build")
 fi
-# The tests that only run programs and compare answers, with no timing
-# bounds, run two at a time: tests/apps, the Ruby versions of tests/rubies
-# and the memory programs of tests/memory (mostly interpreter time), the
-# CLI's end-to-end runs (e2e), the report in Chromium, DuckDB's queries and
-# the include check. The rest one at a time, as the timing bounds of the
-# daemon, client, capture and hardening tests assume no other test beside
-# them.
-parallel='^(apps|rubies|memory|e2e|report|duckdb|architecture)$'
+# The tests that only run programs and compare answers (tests/apps, the
+# Ruby versions of tests/rubies and the memory programs of tests/memory:
+# mostly interpreter time, no timing bounds) run two at a time; the rest one
+# at a time, as the timing bounds of the daemon and hardening tests assume no
+# other test beside them.
 stage "dev tests, one at a time"
-ctest --preset dev -LE "$parallel" "$@"
+ctest --preset dev -LE '^(apps|rubies|memory)$' "$@"
 stage "dev tests, two at a time"
-ctest --preset dev -L "$parallel" -j2 "$@"
+ctest --preset dev -L '^(apps|rubies|memory)$' -j2 "$@"
 [ "${HEAPLEAK_QUICK:-0}" = 1 ] && exit 0
 wait "$asan_build" || { tail -50 build/asan-build.log; exit 2; }
 

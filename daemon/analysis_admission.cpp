@@ -1,8 +1,10 @@
 #include "daemon/analysis_admission.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/base/memory_headroom.h"
+#include "engine/diff_streams.h"
 #include "protocol/binder.h"
 #include "protocol/error.h"
 
@@ -93,11 +95,14 @@ AnalysisAdmission::~AnalysisAdmission() {
 StreamAdmission::StreamAdmission(DaemonContext& ctx, const HeapEntry& target,
                                  const std::string& names, std::size_t streams)
     : store_(ctx.store) {
-  // Per stream: a byte per object of B (the flags), the records at
-  // addresses B lacks until the end (16 bytes each; a quarter of B's count
-  // is generous between two dumps of one process), three 1 MiB blocks and
-  // the parser's.
-  const std::uint64_t estimate = streams * (target.heap->size() * 5 + (std::uint64_t{4} << 20));
+  // Per stream, kept to the end: a byte per object of B (the flags). Per
+  // stream running (DiffStreams::kAtOnce at a time): the records at
+  // addresses B lacks (16 bytes each; a quarter of B's count is generous
+  // between two dumps of one process), three 1 MiB blocks and the parser's.
+  const std::uint64_t objects = target.heap->size();
+  const std::uint64_t running = std::min(streams, engine::DiffStreams::kAtOnce);
+  const std::uint64_t estimate =
+      streams * objects + running * (objects * 4 + (std::uint64_t{4} << 20));
   std::uint64_t available = 0;
   if (!store_.admit_analysis(estimate, available)) {
     throw over_budget(store_, "reading " + names + " against " + target.id, estimate, available,

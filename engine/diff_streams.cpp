@@ -16,9 +16,7 @@ DiffStreams::DiffStreams(const Heap& target, std::vector<std::string> paths, Pro
       failures_(paths_.size()) {
   for (std::size_t k = 0; k < paths_.size(); ++k)
     if (!paths_[k].empty()) reads_.push_back(k);
-  // Two at a time: each is a read of its file and a look at B's object at
-  // every address; more would only share the same two cores.
-  for (std::size_t t = 0; t < std::min<std::size_t>(2, reads_.size()); ++t)
+  for (std::size_t t = 0; t < std::min(kAtOnce, reads_.size()); ++t)
     threads_.emplace_back([this] { work(); });
 }
 

@@ -20,6 +20,11 @@ namespace heapleak::engine {
 
 class DiffStreams {
  public:
+  // Streams read at once: each is a read of its file and a look at B's
+  // object at every address; more would only share the same two cores.
+  // The rest wait their turn.
+  static constexpr std::size_t kAtOnce = 2;
+
   // Called from a stream's thread after each block of paths[k]: its bytes
   // read so far, of its size.
   using Progress = std::function<void(std::size_t k, std::uint64_t done, std::uint64_t total)>;

@@ -143,4 +143,13 @@ TEST_CASE("streams are admitted against --max-memory on their peak, and refused 
     CHECK(e.error().message.find("reading A.json, C.json against h1") != std::string::npos);
   }
   CHECK(store.used_bytes() == held);  // a refusal reserves nothing
+
+  // A series' eight streams: all their flags are kept, but only two run at
+  // once (engine::DiffStreams::kAtOnce): they fit where a third 4 MiB
+  // would not.
+  HeapStore roomier(b->bytes_used() + (std::uint64_t{9} << 20));
+  roomier.finish_load(roomier.begin_load("B.json"), "/dumps/B.json", b, 0, [](const HeapEntry&) {});
+  DaemonContext series_ctx{roomier, pool, pool, nullptr, [] {}, cache};
+  const StreamAdmission eight(series_ctx, roomier.list().at(0), "D1.json, ..., D8.json", 8);
+  CHECK(roomier.used_bytes() > roomier.list().at(0).charged);
 }
